@@ -160,3 +160,42 @@ def test_the_config_parameter_is_not_shown_to_a_model() -> None:
 
     assert list(Who().args) == ["text"]
     assert Who().tool_call_schema.model_json_schema()["required"] == ["text"]
+
+
+# A user's Runnable class as a part of a sequence or a parallel: LangChain hands its
+# invoke / ainvoke the part's config; ragline called it without one (config=None), so
+# config["configurable"] raised TypeError.
+_PART_READS_CONFIG = """
+import asyncio
+from langchain_core.runnables import Runnable, RunnableLambda, RunnableParallel
+
+
+class Show(Runnable):
+    def invoke(self, input, config=None, **kwargs):
+        return input + " " + config["configurable"]["user_id"] + " " + str(config["tags"])
+
+    async def ainvoke(self, input, config=None, **kwargs):
+        return "async " + self.invoke(input, config)
+
+
+config = {"configurable": {"user_id": "u7"}, "tags": ["t"]}
+print(Show().invoke("a", config))
+print((RunnableLambda(lambda x: x) | Show()).invoke("b", config))
+print(RunnableParallel(s=Show(), same=RunnableLambda(lambda x: x)).invoke("c", config))
+print((RunnableLambda(lambda x: x) | Show()).batch(["d", "e"], config))
+print(asyncio.run((RunnableLambda(lambda x: x) | Show()).ainvoke("f", config)))
+print(list((RunnableLambda(lambda x: x) | Show()).stream("g", config)))
+"""
+
+
+def test_a_users_runnable_part_is_handed_its_config() -> None:
+    langchain_printed = _printed(_PART_READS_CONFIG)
+    assert langchain_printed.splitlines() == [
+        "a u7 ['t']",
+        "b u7 ['t']",
+        "{'s': \"c u7 ['t']\", 'same': 'c'}",
+        "[\"d u7 ['t']\", \"e u7 ['t']\"]",
+        "async f u7 ['t']",
+        "[\"g u7 ['t']\"]",
+    ]
+    assert _printed(_ported(_PART_READS_CONFIG)) == langchain_printed

@@ -22,6 +22,8 @@ merged key by key (a parallel's ``{branch: chunk}``) are :class:`AddableDict`.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
@@ -133,6 +135,42 @@ _CONFIG_METHODS = frozenset(
 )
 
 
+def _takes_config_argument(method: Any) -> bool:
+    """Whether ``method(self, input, config, ...)`` takes the config second (by position)."""
+    try:
+        parameters = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if len(parameters) < 3 or parameters[2].name != "config":
+        return False
+    return parameters[2].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
+
+
+def _handed_current_config(method: Any) -> Any:
+    """``method`` (a user class's invoke or ainvoke) given the current run's config when
+    called without one: inside a composite the part's config, at the top level None."""
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def ainvoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+            if config is None:
+                config = _current_config.get()
+            return await method(self, input, config, **kwargs)
+
+        return ainvoke
+
+    @functools.wraps(method)
+    def invoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        if config is None:
+            config = _current_config.get()
+        return method(self, input, config, **kwargs)
+
+    return invoke
+
+
 def _reads_run_config(root: RunReporting) -> bool:
     """Whether a runnable in the tree under ``root`` hands the run's config to user code
     (a function with a ``config`` parameter), walking each runnable's parts and the
@@ -170,12 +208,16 @@ class RunReporting:
         super().__init_subclass__(**kwargs)
         # A class written outside ragline that defines a method the config is passed to
         # (every user Runnable defines invoke) is user code that receives the config.
-        if (
-            not cls.__module__.startswith("ragline.")
-            and "_takes_run_config" not in vars(cls)
-            and not _CONFIG_METHODS.isdisjoint(vars(cls))
-        ):
+        if cls.__module__.partition(".")[0] == "ragline":
+            return
+        if "_takes_run_config" not in vars(cls) and not _CONFIG_METHODS.isdisjoint(vars(cls)):
             cls._takes_run_config = True
+        # A composite calls its parts' invoke/ainvoke without a config (the run's config
+        # is current): a user's own method is handed it, as LangChain hands it each part.
+        for name in ("invoke", "ainvoke"):
+            method = vars(cls).get(name)
+            if method is not None and _takes_config_argument(method):
+                setattr(cls, name, _handed_current_config(method))
 
     def _runnables_below(self) -> list[Any]:
         """The runnables a run of this one may start (its parts; a function's deps)."""
