@@ -130,9 +130,47 @@ class SerializableMethods:
 
         return _encode(self)
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """A copy, with ``update``'s values set on it (not checked, as in pydantic): what
+        LangChain's models (documents, messages, runnables) answer, as ``llm.model_copy(
+        update={"temperature": 0})`` or ``chain.copy(update={...})``.
+
+        Args:
+            update: field values to replace in the copy.
+            deep: copy nested values too (default: the copy shares them).
+        """
+        duplicate = _copy.deepcopy(self) if deep else _copy.copy(self)
+        for key, value in (update or {}).items():
+            object.__setattr__(duplicate, key, value)
+        return duplicate
+
+    def copy(
+        self,
+        *,
+        include: Any = None,
+        exclude: Any = None,
+        update: Mapping[str, Any] | None = None,
+        deep: bool = False,
+    ) -> Any:
+        """The pydantic v1 name of :meth:`model_copy`.
+
+        Raises:
+            InvalidInputError: ``include`` or ``exclude`` given (a partial copy is not
+                one here; use ``model_dump(include=...)`` for the values).
+        """
+        if include is not None or exclude is not None:
+            from ragline.core.exceptions import InvalidInputError
+
+            raise InvalidInputError(
+                f"{type(self).__name__}.copy() takes no include/exclude here (got "
+                f"include={include!r}, exclude={exclude!r}); use model_dump(include=...) "
+                "for some of the values, or model_copy(update=...)"
+            )
+        return self.model_copy(update=update, deep=deep)
+
 
 class ModelMethods(SerializableMethods):
-    """``model_dump`` / ``dict`` / ``model_copy`` / ``copy`` for a dataclass.
+    """``model_dump`` / ``dict`` for a dataclass (``model_copy`` / ``copy``: the base).
 
     A class lists the keys of its dump in ``_dump_keys`` (LangChain's order; a key that
     is not a field, such as ``type``, is read as an attribute).
@@ -221,39 +259,3 @@ class ModelMethods(SerializableMethods):
     def construct(cls, _fields_set: Any = None, **values: Any) -> Any:
         """The pydantic v1 name of :meth:`model_construct`."""
         return cls.model_construct(_fields_set, **values)
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
-        """A copy, with ``update``'s values set on it (not checked, as in pydantic).
-
-        Args:
-            update: field values to replace in the copy.
-            deep: copy nested values too (default: the copy shares them).
-        """
-        duplicate = _copy.deepcopy(self) if deep else _copy.copy(self)
-        for key, value in (update or {}).items():
-            object.__setattr__(duplicate, key, value)
-        return duplicate
-
-    def copy(
-        self,
-        *,
-        include: Any = None,
-        exclude: Any = None,
-        update: Mapping[str, Any] | None = None,
-        deep: bool = False,
-    ) -> Any:
-        """The pydantic v1 name of :meth:`model_copy`.
-
-        Raises:
-            InvalidInputError: ``include`` or ``exclude`` given (a partial copy of a
-                dataclass is not one; use ``model_dump(include=...)`` for the values).
-        """
-        if include is not None or exclude is not None:
-            from ragline.core.exceptions import InvalidInputError
-
-            raise InvalidInputError(
-                f"{type(self).__name__}.copy() takes no include/exclude here (got "
-                f"include={include!r}, exclude={exclude!r}); use model_dump(include=...) "
-                "for some of the values, or model_copy(update=...)"
-            )
-        return self.model_copy(update=update, deep=deep)

@@ -97,6 +97,13 @@ class _ResponseList:
         twin._lock = threading.Lock()
         return twin
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> _ResponseList:
+        # a deep copy (``llm.model_copy(deep=True)``): its own cursor and lock (a lock
+        # cannot be copied), its own copies of the responses
+        twin = self.clone()
+        twin.responses = copy.deepcopy(self.responses, memo)
+        return twin
+
     def next(self) -> Any:
         """The next response (``stop`` is recorded by the model, not applied here:
         LangChain's fakes answer whole)."""

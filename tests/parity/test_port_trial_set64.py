@@ -145,3 +145,42 @@ def test_combine_docs_gives_the_answer_and_the_other_outputs() -> None:
         "('three', {'intermediate_steps': ['one', 'two']})\n('two', {})\nValueError True\n"
     )
     assert _printed(_ported(_COMBINE_DOCS)) == langchain_printed
+
+
+# refine_docstring_prev_response: ``chain.copy(update={"return_intermediate_steps": True})``,
+# the pydantic copy LangChain's runnables have (``model_copy`` too); ragline's runnables
+# lacked both.
+_RUNNABLE_COPIES = """
+from langchain_classic.chains import LLMChain
+from langchain_classic.chains.summarize import load_summarize_chain
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListChatModel, FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+llm = FakeListLLM(responses=["first", "second"])
+docs = [Document(page_content="a"), Document(page_content="b")]
+refine = load_summarize_chain(llm, chain_type="refine")
+steps = refine.copy(update={"return_intermediate_steps": True})
+print(sorted(steps.invoke(docs)), sorted(refine.invoke(docs)), steps is refine)
+mr = load_summarize_chain(llm, chain_type="map_reduce")
+print(mr.model_copy(update={"return_intermediate_steps": True}).invoke(docs)["intermediate_steps"])
+chain = LLMChain(llm=llm, prompt=PromptTemplate.from_template("{x}"))
+print(chain.model_copy(update={"output_key": "summary"}).invoke({"x": "1"}))
+print(chain.model_copy(update={"llm": FakeListLLM(responses=["other"])}).invoke({"x": "1"}))
+print(chain.invoke({"x": "2"}))
+chat = FakeListChatModel(responses=["r1"]).model_copy(update={"responses": ["r2"]})
+print(chat.invoke("hi").content)
+deep = refine.copy(deep=True)
+print(deep is refine, deep.initial_llm_chain is refine.initial_llm_chain)
+print(deep.invoke(docs)["output_text"], refine.invoke(docs)["output_text"])
+"""
+
+
+def test_runnables_copy_as_langchains_pydantic_models() -> None:
+    langchain_printed = _printed(_RUNNABLE_COPIES)
+    assert langchain_printed.startswith(
+        "['input_documents', 'intermediate_steps', 'output_text'] "
+        "['input_documents', 'output_text'] False\n['first', 'second']\n"
+        "{'x': '1', 'summary': 'second'}\n{'x': '1', 'text': 'other'}\n"
+    )
+    assert _printed(_ported(_RUNNABLE_COPIES)) == langchain_printed
