@@ -390,16 +390,15 @@ class LocalFileStore(BaseStore[str, bytes]):
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
         """Yield stored keys, only those starting with ``prefix``.
 
-        The order is stable: a directory's files sorted by name, then its sub-directories.
+        The order is the file system's, as ``Path.rglob`` walks the root (LangChain's
+        order): not sorted, but the same for the same files, run after run.
         """
-        if not self.root_path.is_dir():
+        root = self.root_path
+        if not root.is_dir():
             return
-        for directory, subdirectories, files in os.walk(self.root_path):
-            subdirectories.sort()
-            relative = Path(directory).relative_to(self.root_path).as_posix()
-            for name in sorted(files):
-                if _TEMP_MARK in name:
-                    continue
-                key = name if relative == "." else f"{relative}/{name}"
-                if prefix is None or key.startswith(prefix):
-                    yield key
+        for path in root.rglob("*"):
+            if _TEMP_MARK in path.name or not path.is_file():
+                continue
+            key = path.relative_to(root).as_posix()
+            if prefix is None or key.startswith(prefix):
+                yield key
