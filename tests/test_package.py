@@ -334,9 +334,11 @@ PINNED_EXPORTS = {
         "maximal_marginal_relevance",
     ],
     "chains": [
+        "AsyncCombineDocsProtocol",
         "BaseCombineDocumentsChain",
         "CHAIN_TYPES",
         "Chain",
+        "CombineDocsProtocol",
         "ConversationChain",
         "ConversationalRetrievalChain",
         "HypotheticalDocumentEmbedder",
@@ -364,6 +366,8 @@ PINNED_EXPORTS = {
         "SimpleSequentialChain",
         "StuffDocumentsChain",
         "TransformChain",
+        "acollapse_docs",
+        "collapse_docs",
         "create_conversational_retrieval_chain",
         "create_documents_chain",
         "create_history_aware_retriever",
@@ -374,6 +378,7 @@ PINNED_EXPORTS = {
         "load_qa_chain",
         "load_qa_with_sources_chain",
         "load_summarize_chain",
+        "split_list_of_docs",
     ],
     "core": [
         "AIMessage",

@@ -15,8 +15,8 @@ the collapse chain (each group's metadata joined), and runs the combine chain.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ragline.chains import _prompts
 from ragline.chains._base import (
@@ -33,11 +33,20 @@ from ragline.chains._steps import batch, invoke
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 from ragline.core._checks import check_optional_positive_int, check_positive_int
 from ragline.core._drive import Effect, Emit
+from ragline.core.exceptions import TokenLimitError
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["MapReduceDocumentsChain", "ReduceDocumentsChain", "split_list_of_docs"]
+__all__ = [
+    "AsyncCombineDocsProtocol",
+    "CombineDocsProtocol",
+    "MapReduceDocumentsChain",
+    "ReduceDocumentsChain",
+    "acollapse_docs",
+    "collapse_docs",
+    "split_list_of_docs",
+]
 
 # Collapsing that does not shrink the text would loop for ever; stop after this many rounds.
 MAX_COLLAPSE_ROUNDS = 10
@@ -149,7 +158,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         sizes = [self.token_counter(self._render([d])) for d in documents]
         for index, size in enumerate(sizes):
             if size > self.token_max:
-                raise InvalidInputError(
+                raise TokenLimitError(
                     f"mapped document {index} alone is {size} tokens, more than token_max="
                     f"{self.token_max}; it cannot be collapsed to fit: raise token_max or "
                     "split the documents smaller"
@@ -334,7 +343,7 @@ class ReduceDocumentsChain(BaseCombineDocumentsChain):
         rounds = 0
         while (size := length(documents, **variables)) is not None and size > limit:
             if rounds == (self.collapse_max_retries or MAX_COLLAPSE_ROUNDS):
-                raise InvalidInputError(
+                raise TokenLimitError(
                     f"the documents still take {size} tokens, more than token_max={limit}, "
                     f"after {rounds} collapse rounds: the collapse chain is not shortening "
                     "them (raise token_max or collapse_max_retries)"
@@ -370,7 +379,9 @@ def split_list_of_docs(
     ``token_max`` (a run grows until the next document would push it over).
 
     Raises:
-        InvalidInputError: one document alone is over ``token_max``.
+        TokenLimitError: the first document alone is over ``token_max`` (a ValueError).
+            As in LangChain, a later document over it is not refused: it gets a run of
+            its own.
 
     Example:
         >>> words = lambda docs: sum(len(d.page_content.split()) for d in docs)
@@ -385,16 +396,51 @@ def split_list_of_docs(
         size = length_func(current, **kwargs)
         if size is not None and size > token_max:
             if len(current) == 1:
-                raise InvalidInputError(
+                raise TokenLimitError(
                     f"document {index} alone takes {size} tokens, more than token_max="
                     f"{token_max}; it cannot be collapsed to fit: raise token_max or split "
                     "the documents smaller"
                 )
             runs.append(current[:-1])
             current = current[-1:]
-    if current:
-        runs.append(current)
+    runs.append(current)  # the last run (empty when there are no documents)
     return runs
+
+
+class CombineDocsProtocol(Protocol):
+    """What :func:`collapse_docs` calls: documents (and keywords) in, text out."""
+
+    def __call__(self, docs: list[Document], **kwargs: Any) -> str: ...
+
+
+class AsyncCombineDocsProtocol(Protocol):
+    """What :func:`acollapse_docs` awaits: documents (and keywords) in, text out."""
+
+    def __call__(self, docs: list[Document], **kwargs: Any) -> Awaitable[str]: ...
+
+
+def collapse_docs(
+    docs: list[Document], combine_document_func: CombineDocsProtocol, **kwargs: Any
+) -> Document:
+    """Collapse ``docs`` into one document: ``combine_document_func(docs, **kwargs)`` is
+    its text, each metadata key's values are joined as text by ``", "``.
+
+    Example:
+        >>> docs = [Document("a", metadata={"page": 1}), Document("b", metadata={"page": 2})]
+        >>> collapse_docs(docs, lambda docs: " + ".join(d.page_content for d in docs))
+        Document(metadata={'page': '1, 2'}, page_content='a + b')
+    """
+    return Document(
+        page_content=combine_document_func(docs, **kwargs), metadata=_joined_metadata(docs)
+    )
+
+
+async def acollapse_docs(
+    docs: list[Document], combine_document_func: AsyncCombineDocsProtocol, **kwargs: Any
+) -> Document:
+    """:func:`collapse_docs` with an async ``combine_document_func`` (a chain's ``ainvoke``)."""
+    text = await combine_document_func(docs, **kwargs)
+    return Document(page_content=text, metadata=_joined_metadata(docs))
 
 
 def _joined_metadata(docs: list[Document]) -> dict[str, str]:
@@ -414,8 +460,8 @@ def _as_documents(texts: list[Any], sources: list[Document]) -> list[Document]:
     ]
 
 
-def _did_not_fit(token_max: int) -> InvalidInputError:
-    return InvalidInputError(
+def _did_not_fit(token_max: int) -> TokenLimitError:
+    return TokenLimitError(
         f"collapsing the mapped outputs {MAX_COLLAPSE_ROUNDS} times did not bring them under "
         f"token_max={token_max}; the collapse prompt is not shortening them"
     )

@@ -211,7 +211,9 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": "Chain",
     },
     "langchain_classic.chains.combine_documents": {
-        "ragline.chains": "create_stuff_documents_chain",
+        "ragline.chains": (
+            "acollapse_docs collapse_docs create_stuff_documents_chain split_list_of_docs"
+        ),
     },
     "langchain_classic.chains.combine_documents.base": {
         "ragline.chains": "BaseCombineDocumentsChain",
@@ -224,7 +226,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": "MapRerankDocumentsChain",
     },
     "langchain_classic.chains.combine_documents.reduce": {
-        "ragline.chains": "ReduceDocumentsChain",
+        "ragline.chains": (
+            "AsyncCombineDocsProtocol CombineDocsProtocol ReduceDocumentsChain "
+            "acollapse_docs collapse_docs split_list_of_docs"
+        ),
     },
     "langchain_classic.chains.combine_documents.refine": {
         "ragline.chains": "RefineDocumentsChain",
@@ -1837,11 +1842,6 @@ MISSING: dict[str, str] = {
         "create_extraction_chain_pydantic create_qa_with_sources_chain "
         "create_qa_with_structure_chain create_tagging_chain "
         "create_tagging_chain_pydantic generate_example load_chain"
-    ),
-    "langchain_classic.chains.combine_documents": "acollapse_docs collapse_docs split_list_of_docs",
-    "langchain_classic.chains.combine_documents.reduce": (
-        "AsyncCombineDocsProtocol CombineDocsProtocol acollapse_docs collapse_docs "
-        "split_list_of_docs"
     ),
     "langchain_classic.chains.conversation.memory": "ConversationKGMemory",
     "langchain_classic.chains.conversational_retrieval.base": (

@@ -9,6 +9,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   │   ├── PromptKeyError               ... a prompt's variable; prints as KeyError
     │   │   └── DocumentVariableError        ... format_document's; prints as ValueError
     │   ├── NotAMessageError                 not a message where messages go; prints as ValueError
+    │   ├── TokenLimitError                  documents that cannot be brought under token_max
+    │   │                                    (map-reduce); prints as ValueError
     │   ├── PromptInputTypeError (TypeError) a prompt invoked with a non-dict; prints as TypeError
     │   ├── ArgumentTypeError (TypeError)    a numeric argument of the wrong type (k=None,
     │   │                                    k="3"); prints as TypeError
@@ -75,6 +77,7 @@ __all__ = [
     "ServerTimeoutError",
     "StoreConnectionError",
     "StoreLockedError",
+    "TokenLimitError",
     "ToolException",
     "ToolValidationError",
     "UnsupportedMethodError",
@@ -161,6 +164,16 @@ class NotAMessageError(InvalidInputError):
 
     Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` and
     ``convert_to_messages`` raise there.
+    """
+
+
+@printed_as(ValueError)
+class TokenLimitError(InvalidInputError):
+    """Documents cannot be brought under a map-reduce chain's ``token_max``: one document
+    alone is longer, or collapsing them did not shorten them enough.
+
+    Prints as ``ValueError``, the class LangChain's ``split_list_of_docs`` and
+    ``ReduceDocumentsChain`` raise there.
     """
 
 

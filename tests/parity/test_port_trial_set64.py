@@ -7,6 +7,14 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {
+    "chains.split_list_of_docs",
+    "chains.collapse_docs",
+    "chains.acollapse_docs",
+    "chains.CombineDocsProtocol",
+    "chains.AsyncCombineDocsProtocol",
+}
+
 # stuff_from_file_pretty_print: the program wrote an import over a backslash line
 # continuation; ``ragline port`` left it importing LangChain's create_stuff_documents_chain,
 # which then refused ragline's prompt.
@@ -184,3 +192,72 @@ def test_runnables_copy_as_langchains_pydantic_models() -> None:
         "{'x': '1', 'summary': 'second'}\n{'x': '1', 'text': 'other'}\n"
     )
     assert _printed(_ported(_RUNNABLE_COPIES)) == langchain_printed
+
+
+# lcel_collapse_nodes_by_hand: a map-reduce written by hand with LangChain's helpers
+# split_list_of_docs and acollapse_docs (a chain's ainvoke as the combine function);
+# ragline had no public helpers, so ``ragline port`` left them imported from LangChain.
+_COLLAPSE_HELPERS = """
+import asyncio
+
+from langchain_classic.chains.combine_documents import acollapse_docs, split_list_of_docs
+from langchain_classic.chains.combine_documents.reduce import (
+    AsyncCombineDocsProtocol,
+    CombineDocsProtocol,
+    collapse_docs,
+)
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+
+
+def words(docs, **kwargs):
+    return sum(len(d.page_content.split()) for d in docs) + kwargs.get("extra", 0)
+
+
+def joined(docs, sep=" | "):
+    return sep.join(d.page_content for d in docs)
+
+
+def collapse_with(func: CombineDocsProtocol, docs):
+    return collapse_docs(docs, func, sep=" + ")
+
+
+async def acollapse_with(func: AsyncCombineDocsProtocol, docs):
+    return await acollapse_docs(docs, func)
+
+
+docs = [
+    Document(page_content="a b", metadata={"page": 1, "src": "x"}),
+    Document(page_content="c", metadata={"page": 2}),
+    Document(page_content="d e f", metadata={"page": 3, "tag": None}),
+]
+runs = split_list_of_docs(docs, words, 3)
+print([[d.page_content for d in run] for run in runs])
+print([[d.page_content for d in run] for run in split_list_of_docs(docs, words, 3, extra=1)])
+print([[d.page_content for d in run] for run in split_list_of_docs(docs, words, 2)])
+print(split_list_of_docs([], words, 3))
+try:
+    split_list_of_docs(docs, words, 1)
+except Exception as e:
+    print(type(e).__name__, isinstance(e, ValueError))
+print(collapse_docs(docs, joined))
+print(collapse_with(joined, runs[0]))
+reduce_chain = (
+    ChatPromptTemplate([("human", "Sum up: {docs}")])
+    | FakeListChatModel(responses=["short"])
+    | StrOutputParser()
+)
+print(asyncio.run(acollapse_with(reduce_chain.ainvoke, docs)))
+"""
+
+
+def test_the_collapse_helpers_split_and_collapse_as_langchains() -> None:
+    langchain_printed = _printed(_COLLAPSE_HELPERS)
+    assert langchain_printed.startswith(
+        "[['a b', 'c'], ['d e f']]\n[['a b'], ['c'], ['d e f']]\n[['a b'], ['c'], ['d e f']]\n"
+        "[[]]\nValueError True\n"
+    )
+    assert "metadata={'page': '1, 2, 3', 'src': 'x', 'tag': 'None'}" in langchain_printed
+    assert _printed(_ported(_COLLAPSE_HELPERS)) == langchain_printed
