@@ -227,17 +227,35 @@ class AgentExecutor(Chain):
 
     # ---- the drivers -------------------------------------------------------------------
     def invoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        return_only_outputs: bool = False,
+        include_run_info: bool = False,
+        **kwargs: Any,
     ) -> dict[str, Any]:
-        """Run the agent; return the inputs and the output (``{"input": ..., "output": ...}``)."""
+        """Run the agent; return the inputs and the output (``{"input": ..., "output": ...}``);
+        the outputs only with ``return_only_outputs``, and ``RUN_KEY`` too with
+        ``include_run_info``, as a LangChain Chain's invoke."""
         self._reject_kwargs(self._drop_config_keywords(kwargs, "invoke"))
+        if return_only_outputs or include_run_info:
+            return self._legacy_invoke(input, config, return_only_outputs, include_run_info)
         return drive(self._loop(input, config))
 
     async def ainvoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        return_only_outputs: bool = False,
+        include_run_info: bool = False,
+        **kwargs: Any,
     ) -> dict[str, Any]:
         """Async :meth:`invoke`: tools called together run concurrently."""
         self._reject_kwargs(self._drop_config_keywords(kwargs, "ainvoke"))
+        if return_only_outputs or include_run_info:
+            return await self._alegacy_invoke(input, config, return_only_outputs, include_run_info)
         return await adrive(self._loop(input, config), deadline=self._deadline())
 
     def stream(

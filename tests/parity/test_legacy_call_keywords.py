@@ -90,3 +90,44 @@ def test_ragline_warns_at_the_calling_line_and_still_refuses_other_keywords() ->
         assert asyncio.run(executor.ainvoke({"input": "x"}, run_name="r"))["output"] == "ok"
     with pytest.raises(TypeError, match="takes no keyword options, got colour"):
         executor.invoke({"input": "x"}, colour="red")
+
+
+# An AgentExecutor is a LangChain Chain: its invoke / ainvoke read return_only_outputs and
+# include_run_info as a legacy chain's do. ragline's executor refused both (TypeError
+# 'takes no keyword options'), while its legacy chains took them (review of eef45c9).
+_EXECUTOR_CHAIN_KEYWORDS = """
+import asyncio
+from langchain_classic.agents import AgentExecutor, create_react_agent
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.tools import tool
+
+
+@tool
+def shout(text: str) -> str:
+    \"\"\"Upper-case the text.\"\"\"
+    return text.upper()
+
+
+prompt = PromptTemplate.from_template(
+    "Tools: {tools} ({tool_names})\\nQuestion: {input}\\n{agent_scratchpad}")
+llm = FakeListLLM(responses=["Action: shout\\nAction Input: hi", "Final Answer: HI",
+                             "Final Answer: two", "Final Answer: three"])
+executor = AgentExecutor(agent=create_react_agent(llm, [shout], prompt), tools=[shout],
+                         return_intermediate_steps=True)
+result = executor.invoke({"input": "shout hi"}, return_only_outputs=True)
+print(sorted(result), result["output"], len(result["intermediate_steps"]))
+print(sorted(executor.invoke({"input": "again"}, include_run_info=True)))
+result = asyncio.run(executor.ainvoke({"input": "x"}, return_only_outputs=True))
+print(sorted(result), result["output"])
+"""
+
+
+def test_an_executor_takes_a_chains_invoke_keywords() -> None:
+    langchain_printed = _printed(_EXECUTOR_CHAIN_KEYWORDS)
+    assert langchain_printed == (
+        "['intermediate_steps', 'output'] HI 1\n"
+        "['__run', 'input', 'intermediate_steps', 'output']\n"
+        "['intermediate_steps', 'output'] three\n"
+    )
+    assert _printed(_ported(_EXECUTOR_CHAIN_KEYWORDS)) == langchain_printed
