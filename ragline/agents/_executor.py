@@ -126,6 +126,8 @@ class AgentExecutor(Chain):
         {'input': 'Where is Etna?', 'output': 'Sicily'}
     """
 
+    _streams_after_its_run = False  # it streams its steps while it runs
+
     # a stray keyword (initialize_agent(..., agent_type=...) hands it here) is dropped with
     # a warning: LangChain's executor (a Chain with pydantic's default) drops it silently
     __ragline_extra__ = "ignore"

@@ -93,6 +93,7 @@ class LegacyChainAPI:
     callback_manager: Any = None  # LangChain's deprecated keyword; read back as None
     tags: list[str] | None = None
     _starts_without_run_type = True  # a Chain's start has no run_type keyword, as LangChain's
+    _streams_after_its_run = True  # its stream is invoke's result (see RunReporting)
     metadata: dict[str, Any] | None = None
 
     if TYPE_CHECKING:  # what the class using the mixin provides

@@ -463,9 +463,11 @@ class EventStreamHandler(RunWatcher):
     """
 
     def __init__(self, send: Callable[[dict[str, Any]], None], event_filter: EventFilter,
-                 root_input: Any) -> None:  # fmt: skip
+                 root_input: Any, root_chunk: bool = True) -> None:  # fmt: skip
         super().__init__(root_input)
         self._send = send
+        # whether the outermost run's output is shown as a chunk when it did not stream
+        self._root_chunk = root_chunk
         self._filter = event_filter
         self._first_lock = threading.Lock()
         self._first_id: str | None = None  # the run of the first event let through
@@ -531,7 +533,7 @@ class EventStreamHandler(RunWatcher):
         if info.root:
             # LangChain's outermost chain streams even when it could not stream: its
             # output arrives as one chunk before the end
-            if not info.streamed and info.kind in ("chain", "parser"):
+            if not info.streamed and info.kind in ("chain", "parser") and self._root_chunk:
                 self._send(self._event(info, "stream", {"chunk": output}))
             self._send(self._event(info, "end", {"output": output}))
         elif info.id == self._first_id or (info.streamed_input and info.input is None):
@@ -693,7 +695,9 @@ async def astream_events(
     """What ``Runnable.astream_events`` yields (see the module docstring)."""
 
     def make_handler(send: Callable[[Any], None]) -> RunWatcher:
-        return EventStreamHandler(send, event_filter, input)
+        return EventStreamHandler(
+            send, event_filter, input, root_chunk=not runnable._streams_after_its_run
+        )
 
     async for event in watch_run(runnable, input, config, make_handler, kwargs):
         yield event

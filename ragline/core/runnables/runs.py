@@ -204,6 +204,11 @@ class RunReporting:
     # class), which may read configurable ids no field declares
     _takes_run_config: bool = False
 
+    # whether this runnable's stream hands over its output only after its run has ended
+    # (LangChain's legacy Chain streams invoke's result): astream_events then shows no
+    # stream event for it as the outermost run, as LangChain's shows none
+    _streams_after_its_run: bool = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # A class written outside ragline that defines a method the config is passed to
