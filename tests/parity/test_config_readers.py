@@ -199,3 +199,42 @@ def test_a_users_runnable_part_is_handed_its_config() -> None:
         "[\"g u7 ['t']\"]",
     ]
     assert _printed(_ported(_PART_READS_CONFIG)) == langchain_printed
+
+
+# A generator function with a run_manager parameter gets the generator run's manager in
+# LangChain (with its tags); ragline called it without one (run_manager=None).
+_GENERATOR_RUN_MANAGER = """
+import asyncio
+from langchain_core.runnables import RunnableConfig, RunnableGenerator, RunnableLambda
+
+
+def tagged(chunks, run_manager=None):
+    for chunk in chunks:
+        yield chunk + " " + type(run_manager).__name__ + " " + str(run_manager.tags)
+
+
+def both(chunks, run_manager, config: RunnableConfig):
+    for chunk in chunks:
+        yield chunk + " " + str(run_manager is not None) + " " + config["configurable"]["u"]
+
+
+async def atagged(chunks, run_manager=None):
+    async for chunk in chunks:
+        yield chunk + " " + type(run_manager).__name__
+
+
+config = {"configurable": {"u": "u7"}, "tags": ["t"]}
+print(RunnableGenerator(tagged).invoke("w", config))
+print(list((RunnableLambda(lambda x: x) | RunnableGenerator(both)).stream("y", config)))
+print(asyncio.run(RunnableGenerator(atagged).ainvoke("z")))
+"""
+
+
+def test_a_generator_function_gets_its_run_manager() -> None:
+    langchain_printed = _printed(_GENERATOR_RUN_MANAGER)
+    assert langchain_printed.splitlines() == [
+        "w CallbackManagerForChainRun ['t']",
+        "['y True u7']",
+        "z AsyncCallbackManagerForChainRun",
+    ]
+    assert _printed(_ported(_GENERATOR_RUN_MANAGER)) == langchain_printed

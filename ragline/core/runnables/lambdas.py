@@ -581,9 +581,12 @@ class RunnableGenerator(Runnable[Input, Output]):
         self._atransform_fn = atransform
         # what the runs call: a function with a ``config`` parameter gets the run's config
         # (as LangChain's), decided once here so a plain generator costs nothing per call
-        self._transform_call: Callable[..., Iterator[Any]] | None = _passing_config(transform)
-        self._atransform_call: Callable[..., AsyncIterator[Any]] | None = _passing_config(
-            atransform
+        self._transform_call: Callable[..., Iterator[Any]] | None
+        self._atransform_call: Callable[..., AsyncIterator[Any]] | None
+        self._transform_call, self._transform_manager = _generator_call(transform)
+        self._atransform_call, self._atransform_manager = _generator_call(atransform)
+        self._gives_config = any(
+            function is not None and _takes_config(function) for function in (transform, atransform)
         )
         named: Any = transform if transform is not None else atransform
         self.name = name or _function_name(named, "RunnableGenerator")
@@ -593,9 +596,7 @@ class RunnableGenerator(Runnable[Input, Output]):
 
     @property
     def _takes_run_config(self) -> bool:  # type: ignore[override]
-        return (self._transform_call is not self._transform_fn) or (
-            self._atransform_call is not self._atransform_fn
-        )
+        return self._gives_config
 
     # LangChain's schemas: <name>_input / <name>_output, typed by what the iterators the
     # function takes and returns are annotated to hold (Iterator[int] -> integer)
@@ -641,7 +642,9 @@ class RunnableGenerator(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         if self._transform_call is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        return self._transform_stream_with_config(input, self._transform_call, config)
+        return self._transform_stream_with_config(
+            input, self._transform_call, config, with_run_manager=self._transform_manager
+        )
 
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -650,7 +653,9 @@ class RunnableGenerator(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         if self._transform_call is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        return self._transform_stream_with_config(iter([input]), self._transform_call, config)
+        return self._transform_stream_with_config(
+            iter([input]), self._transform_call, config, with_run_manager=self._transform_manager
+        )
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Return all output chunks combined (``+``)."""
@@ -674,7 +679,9 @@ class RunnableGenerator(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         if self._atransform_call is None:
             return self._araise(self._sync_only())
-        return self._atransform_stream_with_config(input, self._atransform_call, config)
+        return self._atransform_stream_with_config(
+            input, self._atransform_call, config, with_run_manager=self._atransform_manager
+        )
 
     @staticmethod
     async def _araise(error: Exception) -> AsyncIterator[Any]:
@@ -693,7 +700,9 @@ class RunnableGenerator(Runnable[Input, Output]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(one(), atransform, config)
+        return self._atransform_stream_with_config(
+            one(), atransform, config, with_run_manager=self._atransform_manager
+        )
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -707,16 +716,29 @@ class RunnableGenerator(Runnable[Input, Output]):
         return None if total is _NOTHING else total  # type: ignore[return-value]
 
 
-def _passing_config(function: Callable[..., Any] | None) -> Callable[..., Any] | None:
-    """``function`` called as ``function(chunks)``: one with a ``config`` parameter also
-    gets the config current when it is called (the generator run's own)."""
-    if function is None or not _takes_config(function):
-        return function
+def _generator_call(function: Callable[..., Any] | None) -> tuple[Any, bool]:
+    """How a run calls ``function`` (a generator over chunks), decided once: a function
+    with a ``config`` parameter also gets the config current when it is called (the
+    generator run's own), one with ``run_manager`` the run's manager, as LangChain passes
+    them. Returns the callable and whether it takes the run manager after the chunks."""
+    if function is None:
+        return None, False
+    takes_config = _takes_config(function)
+    if _takes(function, "run_manager"):
 
-    def call(chunks: Any) -> Any:
-        return function(chunks, config=get_current_config())
+        def with_manager(chunks: Any, run: Any) -> Any:
+            if takes_config:
+                return function(chunks, run_manager=run, config=get_current_config())
+            return function(chunks, run_manager=run)
 
-    return call
+        return with_manager, True
+    if takes_config:
+
+        def with_config(chunks: Any) -> Any:
+            return function(chunks, config=get_current_config())
+
+        return with_config, False
+    return function, False
 
 
 def chain(func: Callable[..., Any]) -> Runnable[Any, Any]:
