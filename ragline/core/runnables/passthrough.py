@@ -356,7 +356,7 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
     """Pick one key's value (``keys="answer"``) or a sub-dict (``keys=["a", "b"]``).
 
     Streaming picks from each chunk as it arrives, so ``chain.pick("answer")`` streams
-    the answer. A list of keys keeps the keys present.
+    the answer. A list of keys keeps the keys present (None when none is).
 
     Raises:
         InvalidInputError: the input is not a dict.
@@ -418,7 +418,10 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
                 )
             return data[self.keys]
         picked = AddableDict((k, data[k]) for k in self.keys if k in data)
-        return picked if picked or strict else _NOTHING
+        if picked:
+            return picked
+        # none of the keys: LangChain's pick gives None (and a stream skips the chunk)
+        return None if strict else _NOTHING
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -446,6 +449,13 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._pick_chunks, config)
 
+    def stream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        """Stream for one input, as :meth:`transform` (nothing when it lacks the keys)."""
+        self._reject_kwargs(kwargs)
+        return self._transform_stream_with_config(iter([input]), self._pick_chunks, config)
+
     def atransform(
         self,
         input: AsyncIterator[dict[str, Any]],
@@ -455,3 +465,14 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(input, self._apick_chunks, config)
+
+    def astream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Async ``stream``."""
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        return self._atransform_stream_with_config(one(), self._apick_chunks, config)

@@ -1,0 +1,42 @@
+"""Parity: differences found beside the sixty-ninth port trial (issue 24), one scenario each.
+
+All thirty programs of set 69 (LCEL control flow and configuration) printed the same under
+ragline; the scenario here comes from a probe of the shapes next to them. Each scenario
+runs the same program through LangChain and, after ``ragline port``, through ragline, and
+compares what it prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# Beside lcel_syntax_tour_zh (p16), which keeps keys with RunnablePassthrough.pick(keys=[...]):
+# a pick of several keys that the input holds none of. LangChain's gives None (and its
+# stream, standalone or in a chain, yields nothing); ragline's gave {} and, streamed on its
+# own, went through invoke.
+_PICK_NONE_OF_THE_KEYS = """
+import asyncio
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough, RunnablePick
+
+pick = RunnablePick(["z", "y"])
+chain = RunnablePassthrough.assign(b=lambda d: d["a"] + 1).pick(["z"])
+print(pick.invoke({"a": 1}), pick.invoke({"a": 1, "y": 2}), chain.invoke({"a": 1}))
+print(pick.batch([{"a": 1}, {"z": 3}]))
+print(list(pick.stream({"a": 1})), list(pick.stream({"z": 3})), list(chain.stream({"a": 1})))
+print(list(RunnablePick("z").stream({"a": 1})), list(RunnablePick("a").stream({"a": 1})))
+
+
+async def main():
+    print(await pick.ainvoke({"a": 1}))
+    print([c async for c in pick.astream({"a": 1})], [c async for c in pick.astream({"y": 4})])
+    print([c async for c in chain.astream({"a": 1})])
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_pick_of_keys_the_input_lacks_gives_none_as_langchains() -> None:
+    langchain_printed = _printed(_PICK_NONE_OF_THE_KEYS)
+    assert langchain_printed.splitlines()[0] == "None {'y': 2} None"
+    assert langchain_printed.splitlines()[2] == "[] [{'z': 3}] []"
+    assert _printed(_ported(_PICK_NONE_OF_THE_KEYS)) == langchain_printed
