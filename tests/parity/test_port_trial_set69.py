@@ -40,3 +40,59 @@ def test_a_pick_of_keys_the_input_lacks_gives_none_as_langchains() -> None:
     assert langchain_printed.splitlines()[0] == "None {'y': 2} None"
     assert langchain_printed.splitlines()[2] == "[] [{'z': 3}] []"
     assert _printed(_ported(_PICK_NONE_OF_THE_KEYS)) == langchain_printed
+
+
+# Beside astream_log_include_names (p09) and rag_gate_branch_fallback (p04): astream_log of
+# a chain whose first choice raises under with_fallbacks. LangChain's entry for the run that
+# raised ends with final_output {} and then end_time; ragline's sent end_time only.
+_LOG_OF_A_RUN_THAT_RAISED = """
+import asyncio
+from langchain_core.documents import Document
+from langchain_core.output_parsers import JsonOutputParser
+from langchain_core.prompts import PromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tools import tool
+
+
+def boom(x):
+    raise ValueError("boom")
+
+
+class DownRetriever(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager):
+        raise ConnectionError("index down")
+
+
+@tool
+def lookup(x: str) -> str:
+    \"\"\"Look x up.\"\"\"
+    raise ValueError("no such entry")
+
+
+async def log(runnable, value, **kwargs):
+    async for patch in runnable.astream_log(value, **kwargs):
+        shown = [(op["op"], op["path"], op["value"]) for op in patch.ops if op["path"]]
+        # the run entries themselves and their times hold ids and clock values
+        print([o for o in shown if o[1].count("/") != 2 and not o[1].endswith("_time")])
+
+
+backup = RunnableLambda(lambda x: "ok")
+cases = [
+    (RunnableLambda(boom), "q"),
+    (PromptTemplate.from_template("{q}") | RunnableLambda(boom), {"q": "x"}),
+    (JsonOutputParser(), "not json"),
+    (DownRetriever(), "q"),
+    (lookup, "q"),
+]
+for first, value in cases:
+    asyncio.run(log(first.with_fallbacks([backup]), value))
+asyncio.run(log(RunnableLambda(boom).with_fallbacks([backup]), 1, include_types=["chain"]))
+"""
+
+
+def test_the_log_entry_of_a_run_that_raised_holds_langchains_final_output() -> None:
+    langchain_printed = _printed(_LOG_OF_A_RUN_THAT_RAISED)
+    assert "[('add', '/logs/boom/final_output', {})]" in langchain_printed.splitlines()
+    assert "[('add', '/logs/lookup/final_output', {})]" in langchain_printed.splitlines()
+    assert _printed(_ported(_LOG_OF_A_RUN_THAT_RAISED)) == langchain_printed

@@ -280,7 +280,12 @@ class LogStreamHandler(RunWatcher):
             return
         path = f"/logs/{_pointer(self._keys.pop(info.id))}"
         if not self._for_events:
-            self._send(RunLogPatch({"op": "add", "path": f"{path}/end_time", "value": _now()}))
+            ops: list[dict[str, Any]] = [{"op": "add", "path": f"{path}/end_time", "value": _now()}]
+            if info.kind not in ("chat_model", "llm"):
+                # LangChain's entry of a run that raised holds its (empty) outputs; a
+                # model's holds the LLMResult streamed so far, which ours does not keep
+                ops.insert(0, {"op": "add", "path": f"{path}/final_output", "value": {}})
+            self._send(RunLogPatch(*ops))
             return
         if "inputs" in kwargs:  # a streamed input, as far as it got
             info.input = kwargs["inputs"]
