@@ -473,3 +473,61 @@ def test_an_unused_plain_langchain_import_is_dropped_and_a_block_keeps_a_stateme
         print(os.sep, x)
         """
     )
+
+
+LANGGRAPH_PROGRAM = """\
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
+
+
+@tool
+def double(x: int) -> int:
+    \"\"\"Twice x.\"\"\"
+    return 2 * x
+
+
+call = AIMessage(content="", tool_calls=[{"name": "double", "args": {"x": 21}, "id": "c1"}])
+graph = StateGraph(MessagesState)
+graph.add_node("tools", ToolNode([double]))
+graph.add_edge(START, "tools")
+graph.add_edge("tools", END)
+print(graph.compile().invoke({"messages": [call]})["messages"][-1].content)
+"""
+
+
+def test_a_langgraph_import_is_warned_of_once_imports_are_rewritten(tmp_path, capsys):
+    path = write_project(tmp_path, {"app.py": LANGGRAPH_PROGRAM}) / "app.py"
+    assert main(["port", "--quiet", str(path)]) == 0  # every LangChain name mapped
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:3: warning: langgraph takes only langchain_core's objects, and this "
+        "program's are now ragline's: hand it plain functions, or cross with "
+        "ragline.interop.langchain.to_langchain (runnables, tools) and "
+        "message_to_langchain (messages)"
+    ]
+    # What the warning is about: LangGraph refuses the ported program's ragline tool...
+    done = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 1 and "ValueError" in done.stderr.splitlines()[-1]
+    # ...and takes it, and ragline's message, once they cross as the warning says.
+    crossed = path.read_text().replace(
+        'graph.add_node("tools", ToolNode([double]))',
+        "from ragline.interop.langchain import message_to_langchain, to_langchain\n"
+        'graph.add_node("tools", ToolNode([to_langchain(double)]))\n'
+        "call = message_to_langchain(call)",
+    )
+    path.write_text(crossed)
+    done = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert (done.returncode, done.stdout) == (0, "42\n"), done.stderr
+
+
+def test_no_langgraph_warning_when_no_import_was_rewritten() -> None:
+    source = "from langgraph.graph import StateGraph\nprint(StateGraph)\n"
+    assert port_source(source).warnings == []
+    # an import inside a function counts too, at its own line
+    nested = "import langchain_core.messages as m\n\ndef f():\n    import langgraph.graph\n"
+    assert [line for line, _ in port_source(nested).warnings] == [4]

@@ -78,6 +78,8 @@ def command_port(args: argparse.Namespace) -> int:
             path.write_text(result.source, encoding="utf-8")
         for item in result.unmapped:
             print(f"{path}:{item.describe()}", file=sys.stderr)
+        for line, warning in result.warnings:  # shown even with --quiet
+            print(f"{path}:{line}: warning: {warning}", file=sys.stderr)
         unmapped += len(result.unmapped)
         if not args.diff and not args.quiet:
             print(f"{path}: {result.changed} import(s) rewritten", file=sys.stderr)

@@ -47,6 +47,14 @@ _FROM_MODULE = re.compile(r"^from(?:\s|\\\r?\n)+[\w.]+(?:\s|\\\r?\n)+import")
 # where setting them changes nothing either (``set_debug`` / ``set_verbose`` /
 # ``set_llm_cache`` are the switches, in both libraries).
 ROOT_SETTINGS = frozenset({"debug", "verbose", "llm_cache"})
+# Libraries built on langchain_core that check for its classes: once a program's LangChain
+# imports are ragline's, the runnables, tools and messages it hands them are refused.
+CORE_ONLY = ("langgraph",)
+CORE_ONLY_WARNING = (
+    "{module} takes only langchain_core's objects, and this program's are now ragline's: "
+    "hand it plain functions, or cross with ragline.interop.langchain.to_langchain "
+    "(runnables, tools) and message_to_langchain (messages)"
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,9 @@ class PortResult:
     """How many import statements were rewritten."""
     compose_added: bool = False
     """Whether :data:`COMPOSE_LINE` was added (names stay imported from LangChain)."""
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+    """``(line, text)`` for each :data:`CORE_ONLY` library the program imports, when
+    imports were rewritten (that library will meet ragline's objects)."""
 
 
 def is_langchain(module: str) -> bool:
@@ -338,7 +349,12 @@ def port_source(source: str) -> PortResult:
     top_level = {id(node) for node in tree.body}
     first_top: int | None = None  # where the first module-level LangChain import begins
     integration: int | None = None  # the first module-level import of an integration
+    core_only: dict[str, int] = {}  # each CORE_ONLY library the program imports: first line
     for node in ast.walk(tree):
+        library = _core_only_import(node)
+        if library is not None:
+            line = node.lineno  # type: ignore[attr-defined]  # an import statement
+            core_only[library] = min(core_only.get(library, line), line)
         if _imports_integration(node) and id(node) in top_level:
             line = node.lineno  # type: ignore[attr-defined]  # an import statement
             integration = line if integration is None else min(integration, line)
@@ -367,6 +383,10 @@ def port_source(source: str) -> PortResult:
         if text.encode("utf-8") != data[begin:end]:
             edits.append((begin, end, text.encode("utf-8")))
     out.changed = len(edits)
+    if edits:
+        out.warnings = sorted(
+            (line, CORE_ONLY_WARNING.format(module=library)) for library, line in core_only.items()
+        )
     logger_edits = [_logger_edit(node, data, starts) for node in ast.walk(tree)]
     # Names left imported from LangChain (or an integration package's classes) meet
     # ragline's objects: let LangChain's runnables join ragline's chains (prompt | model |
@@ -405,6 +425,17 @@ def _logger_edit(node: ast.AST, data: bytes, starts: list[int]) -> tuple[int, in
     if target is None or quote not in (b"'", b'"') or data[end - 1 : end] != quote:
         return None  # not a twin, or a prefixed / implicitly joined literal: left alone
     return begin, end, quote + target.encode("utf-8") + quote
+
+
+def _core_only_import(node: ast.AST) -> str | None:
+    """The :data:`CORE_ONLY` library ``node`` imports, if it is such an import."""
+    if isinstance(node, ast.Import):
+        modules = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+        modules = [node.module]
+    else:
+        return None
+    return next((root for m in modules if (root := m.split(".", 1)[0]) in CORE_ONLY), None)
 
 
 def _imports_integration(node: ast.AST) -> bool:
