@@ -12,8 +12,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   ├── TokenLimitError                  documents that cannot be brought under token_max
     │   │                                    (map-reduce); prints as ValueError
     │   ├── PromptInputTypeError (TypeError) a prompt invoked with a non-dict; prints as TypeError
-    │   ├── ArgumentTypeError (TypeError)    a numeric argument of the wrong type (k=None,
-    │   │                                    k="3"); prints as TypeError
+    │   ├── ArgumentTypeError (TypeError)    an argument of the wrong type (k=None, k="3", a
+    │   │                                    branch that is no pair); prints as TypeError
     │   ├── FilterError                      unknown operator or field in a metadata filter
     │   ├── DimensionError                   a vector of the wrong dimension, or NaN / inf
     │   ├── OutputParserException            a model's reply is not in the expected format
@@ -196,7 +196,8 @@ class PromptInputTypeError(InvalidInputError, TypeError):
 
 @printed_as(TypeError)
 class ArgumentTypeError(InvalidInputError, TypeError):
-    """A numeric argument is not a number at all: ``k=None``, ``k="3"``, ``k=2.0``.
+    """An argument of the wrong type: a numeric one that is not a number at all (``k=None``,
+    ``k="3"``, ``k=2.0``), or a ``RunnableBranch`` branch that is not a (condition, runnable) pair.
 
     Also a ``TypeError`` and prints as one: LangChain's stores fail with a ``TypeError``
     on such a ``k``, and a ported ``except TypeError`` must still catch ragline's. An

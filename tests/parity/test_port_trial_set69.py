@@ -96,3 +96,29 @@ def test_the_log_entry_of_a_run_that_raised_holds_langchains_final_output() -> N
     assert "[('add', '/logs/boom/final_output', {})]" in langchain_printed.splitlines()
     assert "[('add', '/logs/lookup/final_output', {})]" in langchain_printed.splitlines()
     assert _printed(_ported(_LOG_OF_A_RUN_THAT_RAISED)) == langchain_printed
+
+
+# Beside branch_routing_demo (p01) and conditional_chains_lesson (p13): a RunnableBranch
+# given a bare function where a (condition, runnable) pair goes. LangChain's raises a
+# TypeError (a pair of the wrong length: a ValueError); ragline's raised a ValueError.
+_BRANCH_ARGUMENT_NOT_A_PAIR = """
+from langchain_core.runnables import RunnableBranch
+
+for args in [
+    (lambda x: x > 0, lambda x: "default"),
+    ((lambda x: x > 0,), lambda x: "default"),
+    ((lambda x: x > 0, lambda x: "pos"), lambda x: "default"),
+]:
+    try:
+        print(RunnableBranch(*args).invoke(1))
+    except TypeError as e:
+        print("TypeError caught:", type(e).__name__)
+    except ValueError as e:
+        print("ValueError caught:", type(e).__name__ in ("ValueError", "ConfigurationError"))
+"""
+
+
+def test_a_branch_argument_that_is_no_pair_raises_a_type_error_as_langchains() -> None:
+    langchain_printed = _printed(_BRANCH_ARGUMENT_NOT_A_PAIR)
+    assert langchain_printed == "TypeError caught: TypeError\nValueError caught: True\npos\n"
+    assert _printed(_ported(_BRANCH_ARGUMENT_NOT_A_PAIR)) == langchain_printed

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ragline.core.config import RunnableConfig, get_current_config
-from ragline.core.exceptions import ConfigurationError
+from ragline.core.exceptions import ArgumentTypeError, ConfigurationError
 from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _aclose, ainvoke_part, invoke_part, part_config
@@ -50,7 +50,10 @@ class RunnableBranch(Runnable[Input, Output]):
         self.branches: list[tuple[Runnable[Input, Any], Runnable[Input, Output]]] = []
         for index, pair in enumerate(pairs):
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise ConfigurationError(
+                # a TypeError when it is no pair at all, a ValueError when it is one of the
+                # wrong length: the classes LangChain's RunnableBranch raises
+                error = ConfigurationError if isinstance(pair, (tuple, list)) else ArgumentTypeError
+                raise error(
                     f"RunnableBranch argument {index} must be a (condition, runnable) pair, got "
                     f"{pair!r:.80}"
                 )
