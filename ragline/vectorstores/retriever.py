@@ -150,6 +150,16 @@ class VectorStoreRetriever(BaseRetriever):
     def search_kwargs(self, search_kwargs: Mapping[str, Any] | None) -> None:
         self._configure(self._search_type, search_kwargs)
 
+    def _assign_fields(self, values: dict[str, Any]) -> None:
+        """Assign several fields at once (a ``configurable_fields`` choice): a new
+        ``search_type`` is checked with the new ``search_kwargs``, not the old ones."""
+        values = dict(values)
+        search_type = values.pop("search_type", self._search_type)
+        search_kwargs = values.pop("search_kwargs", self._search_kwargs)
+        self._configure(search_type, search_kwargs)  # checked first: a bad pair changes nothing
+        for attribute, value in values.items():
+            setattr(self, attribute, value)
+
     def get_name(self) -> str:
         # LangChain's names: "VectorStoreRetriever", Redis's "RedisVectorStoreRetriever";
         # a subclass is named after itself

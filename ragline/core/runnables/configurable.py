@@ -402,8 +402,16 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
             if type(value) is int and is_float_annotation(
                 _declared_type(type(self.default), attribute)
             ):
-                value = float(value)  # as LangChain's pydantic rebuild of the model does
-            setattr(configured, attribute, value)
+                changes[attribute] = float(value)  # as LangChain's pydantic rebuild does
+        # A class whose fields are checked against each other (a retriever's search_type
+        # and search_kwargs) takes them in one step, as LangChain's model is rebuilt with
+        # all of them before its validators run; others get one assignment per field.
+        assign_fields = getattr(configured, "_assign_fields", None)
+        if assign_fields is not None:
+            assign_fields(changes)
+        else:
+            for attribute, value in changes.items():
+                setattr(configured, attribute, value)
         return configured
 
 
