@@ -259,7 +259,7 @@ class FileSearchTool(_FileTool):
             for name in fnmatch.filter(names, pattern):
                 found.append(os.path.relpath(os.path.join(parent, name), folder))
         if not found:
-            return f"No files found for pattern {pattern} in directory {dir_path}"
+            return f"No file under {dir_path} has a name matching {pattern}."
         return "\n".join(sorted(found))
 
 
@@ -292,7 +292,7 @@ class ListDirectoryTool(_FileTool):
         except OSError as err:
             return f"Error: {err}"
         if not names:
-            return f"No files found in directory {dir_path}"
+            return f"The folder {dir_path} is empty."
         return "\n".join(names)
 
 

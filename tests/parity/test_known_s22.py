@@ -385,7 +385,7 @@ steps = [
 for name, arguments in steps:
     output = by_name[name].invoke(arguments)
     if name in ("read_file", "list_directory", "file_search") and not output.startswith(
-        ("Error", "No files")
+        ("Error", "No file", "The folder")  # nothing found, in either library's words
     ):
         print(name, sorted(output.split("\\n")))  # a listing's order is the file system's
     else:

@@ -372,3 +372,16 @@ def test_a_string_input_never_fills_an_injected_argument() -> None:
     ):
         with pytest.raises(ToolValidationError, match="user_id: missing"):
             chosen.run(text)
+
+
+def test_file_search_and_listing_say_when_nothing_is_there(tmp_path) -> None:
+    from ragline.tools import FileSearchTool, ListDirectoryTool
+
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "a.txt").write_text("hi")
+    search = FileSearchTool(root_dir=str(tmp_path))
+    assert search.invoke({"pattern": "*.md"}) == "No file under . has a name matching *.md."
+    assert search.invoke({"pattern": "*.txt"}) == "a.txt"
+    listing = ListDirectoryTool(root_dir=str(tmp_path))
+    assert listing.invoke({"dir_path": "empty"}) == "The folder empty is empty."
+    assert listing.invoke({}) == "a.txt\nempty"
