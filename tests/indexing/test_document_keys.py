@@ -138,9 +138,10 @@ def test_a_store_folder_of_tricky_files_is_keyed_by_the_payload_and_not_re_embed
             for text, metadata in zip(snapshot.texts, snapshot.metadatas, strict=True)
         ]
         assert sorted(snapshot.ids) == sorted(reference_key(chunk) for chunk in stored)
-    # the texts kept what takes each way: a line end \r and a form feed (the encoder's)
+    # the texts kept what takes each way: a form feed (the encoder's); a text file's
+    # \r\n is read as \n, as LangChain's TextLoader reads it (0d8df69)
     assert sorted(chunk.page_content for chunk in stored) == sorted(
-        text.strip() for text in files.values()
+        text.replace("\r\n", "\n").strip() for text in files.values()
     )
     again = index_paths([corpus], tmp_path / "store")
     assert (again["num_added"], again["num_skipped"], again["num_deleted"]) == (0, 3, 0)
