@@ -589,39 +589,3 @@ def test_mmr_fetch_k_defaults_to_twice_k(corpus: Path, tmp_path: Path) -> None:
     wrong = run_cli("query", "tides", "--store", str(folder), "--fetch-k", "30")
     assert wrong.returncode == 2
     assert "--fetch-k goes with --search-type mmr" in wrong.stderr
-
-
-def test_a_signal_while_the_engine_shuts_down_does_not_break_the_shutdown_off() -> None:
-    # test_ray_interrupt's race, in process: its second SIGTERM (sent when the first had
-    # not stopped the run in time) could land while Ray was shutting down, after the run
-    # had put Ray's SIGTERM handler back: the process exited at once and left Ray running.
-    # The engine here stands in for Ray: entering it sets a handler that exits, as
-    # ray.init does; its close gets two signals half-way and must still finish.
-    import signal
-    import threading
-
-    from ragline.cli._index import _stop_on_signals
-
-    events: list[str] = []
-
-    class Engine:
-        def __enter__(self) -> Engine:
-            def exit_at_once(signum: int, frame: object) -> None:
-                raise SystemExit(15)
-
-            signal.signal(signal.SIGTERM, exit_at_once)
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            os.kill(os.getpid(), signal.SIGTERM)
-            os.kill(os.getpid(), signal.SIGINT)
-            events.append("closed")
-
-    stop = threading.Event()
-    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
-    with pytest.raises(KeyboardInterrupt), _stop_on_signals(stop, Engine()):
-        os.kill(os.getpid(), signal.SIGTERM)  # the first: the run stops at a batch's end
-        assert stop.is_set()
-        os.kill(os.getpid(), signal.SIGTERM)  # the second: at once, through every finally
-    assert events == ["closed"]
-    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before

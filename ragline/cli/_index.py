@@ -152,7 +152,9 @@ def command_index(args: argparse.Namespace) -> int:
         os.environ[DEVICE_ENV] = args.device  # read where the embedding is made
     stop = threading.Event()
     try:
-        with _stop_on_signals(stop, _engine(args)) as engine:
+        # signals after the engine: ray.init installs a SIGTERM handler that kills the
+        # process at once (exit 15), before the run could stop and shut Ray down
+        with _engine(args) as engine, _stop_on_signals(stop):
             result = index_paths(
                 args.paths,
                 args.store,
@@ -247,22 +249,12 @@ class _WarnHandler(logging.Handler):
 
 
 @contextlib.contextmanager
-def _stop_on_signals(stop: threading.Event, engine: Any) -> Iterator[Any]:
-    """Enter ``engine`` (a context manager: ``_engine``) with Ctrl-C / SIGTERM setting
-    ``stop`` (the run commits and stops); a second one stops now (a KeyboardInterrupt, so
-    every ``finally`` runs: a Ray the run started is shut down rather than left running).
-
-    The handlers go in once the engine has connected (``ray.init`` installs a SIGTERM
-    handler that exits at once, before the run could stop and shut Ray down) and stay
-    until the engine has closed, where a signal no longer interrupts anything: a second
-    one arriving while Ray shuts down would break the shutdown off (with Ray's handler
-    back, or as a KeyboardInterrupt) and leave Ray's processes running. Then the handlers
-    from before the engine come back."""
-    closing = False
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C / SIGTERM set ``stop`` (the run commits and stops); a second one stops now
+    (a KeyboardInterrupt, so every ``finally`` runs: a Ray the run started is shut down
+    rather than left running)."""
 
     def handle(signum: int, frame: object) -> None:
-        if closing:
-            return  # the run is shutting its engine down; let it finish
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
@@ -273,19 +265,11 @@ def _stop_on_signals(stop: threading.Event, engine: Any) -> Iterator[Any]:
         )
 
     if threading.current_thread() is not threading.main_thread():
-        with engine as entered:  # signal handlers can only be set from the main thread
-            yield entered
+        yield  # signal handlers can only be set from the main thread
         return
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with engine as entered:
-            for sig in previous:
-                signal.signal(sig, handle)
-            try:
-                yield entered
-            finally:
-                closing = True
+        yield
     finally:
         for sig, handler in previous.items():
-            # (None: one set outside Python, which Python cannot put back: the default)
-            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+            signal.signal(sig, handler)

@@ -32,7 +32,6 @@ import math
 import os
 import socket
 import time
-import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType, TracebackType
@@ -191,15 +190,6 @@ class RayEngine:
         stops); a connection made before, by the caller, stays."""
         if self._started:
             self._started = False
-            # a run stopped half-way (an interrupt, an error) leaves its Dataset iterator
-            # suspended until its frames are freed, after this shutdown: its streaming
-            # executor would go on calling into a Ray that is gone and abort the process
-            # (SIGABRT). Closed first, each shuts its executor down.
-            for batches in list(_READING):
-                try:
-                    batches.close()
-                except Exception:  # the run's own error, if any, is the one to report
-                    _LOGGER.debug("closing a Ray Dataset iterator failed", exc_info=True)
             _require_ray().shutdown()
 
     def __enter__(self) -> RayEngine:
@@ -281,16 +271,9 @@ class RayEngine:
         if not isinstance(docs_source, ray.data.Dataset):
             yield from documents_of(docs_source)
             return
-        # the generator itself (iter_batches gives an iterable that makes one), to close
-        batches = iter(docs_source.iter_batches(batch_size=None, batch_format="pyarrow"))
-        _READING.add(batches)  # closed by an engine shutting Ray down (see close)
-        try:
-            for table in batches:
-                columns = table.to_pydict()
-                yield from self._from_columns(columns, table.num_rows)
-        finally:
-            _READING.discard(batches)
-            batches.close()
+        for table in docs_source.iter_batches(batch_size=None, batch_format="pyarrow"):
+            columns = table.to_pydict()
+            yield from self._from_columns(columns, table.num_rows)
 
     def _from_columns(self, columns: dict[str, list[Any]], rows: int) -> Iterator[Document]:
         kinds = columns.get("kind") or [_CHUNK] * rows
@@ -561,11 +544,6 @@ def _metadata(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         return dict(json.loads(value))
     return dict(value)
-
-
-# The Ray Dataset iterators that documents() is reading (generators, closed when it
-# ends, or by RayEngine.close before it shuts Ray down).
-_READING: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _quiet_ray_data(ray: ModuleType) -> None:
