@@ -50,7 +50,6 @@ class FileMissingError(LoaderError, FileNotFoundError, RuntimeError, ValueError)
     LoaderError``. It prints as ``FileNotFoundError`` (``type(err).__name__``)."""
 
 
-_WIDE_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
 _WIDE = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
 # utf-32 marks first: the utf-32-le mark begins with the utf-16-le one.
 _BOMS = (
@@ -211,13 +210,36 @@ def universal_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def universal_newline_bytes(data: bytes) -> bytes:
+def universal_newline_bytes(data: bytes, encoding: str | None = None) -> bytes:
     """:func:`universal_newlines` on undecoded bytes, for markup whose encoding the
-    parser finds; bytes that begin with a UTF-16 or UTF-32 byte-order mark (where a
-    0x0D byte need not be a carriage return) are returned as they are."""
-    if b"\r" not in data or data.startswith(_WIDE_MARKS):
+    parser finds (``encoding``: the one the caller asks it for, if any). Bytes in
+    UTF-16 or UTF-32 (a byte-order mark or ``encoding`` says so), where a 0x0D byte
+    need not be a carriage return, are decoded, changed and encoded again; if they do
+    not decode they are returned as they are, for the parser to report."""
+    if b"\r" not in data:
         return data
-    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    wide = _wide_codec(data, encoding)
+    if wide is None:
+        return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    try:
+        return universal_newlines(data.decode(wide)).encode(wide)
+    except UnicodeError:
+        return data
+
+
+def _wide_codec(data: bytes, encoding: str | None) -> str | None:
+    """The UTF-16 or UTF-32 codec that ``data``'s byte-order mark, else ``encoding``,
+    names; None for any other (or an unknown name, which the parser reports)."""
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            return name if name in _WIDE else None
+    if encoding is None:
+        return None
+    try:
+        name = codecs.lookup(encoding).name
+    except (LookupError, TypeError):
+        return None
+    return name if name in _WIDE else None
 
 
 def open_text(

@@ -400,7 +400,7 @@ class BSHTMLLoader(BaseLoader):
         data = read_bytes(self.file_path)
         markup: str | bytes
         if self.open_encoding is None:
-            markup = universal_newline_bytes(data)
+            markup = universal_newline_bytes(data, self.bs_kwargs.get("from_encoding"))
         else:
             text = decode(data, self.file_path, self.open_encoding, autodetect=False)
             markup = universal_newlines(text)

@@ -117,3 +117,20 @@ def test_missing_beautifulsoup_names_the_extra(tmp_path, monkeypatch) -> None:
         MissingDependencyError, match=r"beautifulsoup4 .* pip install 'ragline\[html\]'"
     ):
         BSHTMLLoader(path).load()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bs_kwargs"),
+    [
+        ("utf-16-le", {"from_encoding": "utf-16-le"}),  # no byte-order mark: named
+        ("utf-16", {}),  # the mark says so
+        ("utf-32", {}),
+    ],
+)
+def test_wide_encoding_line_ends_read_as_newlines_and_no_byte_changed(
+    tmp_path, encoding, bs_kwargs
+) -> None:
+    # "\u010d" (c caron) is 0D 01 in UTF-16-LE: a 0x0D byte that is no carriage return
+    path = write(tmp_path, "<p>\u010dx\r\ny\rz</p>", encoding=encoding)
+    loader = BSHTMLLoader(path, bs_kwargs=bs_kwargs)
+    assert loader.load()[0].page_content == "\u010dx\ny\nz"
