@@ -122,3 +122,33 @@ def test_a_branch_argument_that_is_no_pair_raises_a_type_error_as_langchains() -
     langchain_printed = _printed(_BRANCH_ARGUMENT_NOT_A_PAIR)
     assert langchain_printed == "TypeError caught: TypeError\nValueError caught: True\npos\n"
     assert _printed(_ported(_BRANCH_ARGUMENT_NOT_A_PAIR)) == langchain_printed
+
+
+# Review of 690c612: one key whose value is None. LangChain's pick gives None for it as for
+# a missing key, and its stream (alone, in a chain, or transform over chunks) skips a None,
+# so nothing is streamed for it; invoke and batch still give None. ragline streamed None.
+_PICK_A_NONE_VALUE = """
+import asyncio
+from langchain_core.runnables import RunnableLambda, RunnablePick
+
+pick = RunnablePick("a")
+chain = RunnableLambda(lambda d: d) | pick
+print(pick.invoke({"a": None}), pick.batch([{"a": None}, {"a": 0}]), chain.invoke({"a": None}))
+print(list(pick.stream({"a": None})), list(chain.stream({"a": None})))
+print(list(pick.transform(iter([{"a": None}, {"a": 0}, {"a": ""}, {"a": 5}]))))
+print(list(RunnablePick(["a"]).stream({"a": None})))
+
+
+async def main():
+    print([c async for c in pick.astream({"a": None})])
+    print([c async for c in chain.astream({"a": None})])
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_streamed_pick_skips_a_none_value_as_langchains() -> None:
+    langchain_printed = _printed(_PICK_A_NONE_VALUE)
+    assert langchain_printed == ("None [None, 0] None\n[] []\n[0, '', 5]\n[{'a': None}]\n[]\n[]\n")
+    assert _printed(_ported(_PICK_A_NONE_VALUE)) == langchain_printed

@@ -416,7 +416,10 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
                     f"{self.get_name()}: input has no key {self.keys!r}; its keys are "
                     f"{sorted(data)}"
                 )
-            return data[self.keys]
+            value = data[self.keys]
+            # a stream skips a None value as a missing key, as LangChain's (its pick
+            # gives None for both, and its stream skips None)
+            return _NOTHING if value is None and not strict else value
         picked = AddableDict((k, data[k]) for k in self.keys if k in data)
         if picked:
             return picked
@@ -445,14 +448,16 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
     def transform(
         self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        """Pick from each input chunk as it arrives (chunks without the keys are skipped)."""
+        """Pick from each input chunk as it arrives (chunks without the keys, or whose one
+        key holds None, are skipped)."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._pick_chunks, config)
 
     def stream(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        """Stream for one input, as :meth:`transform` (nothing when it lacks the keys)."""
+        """Stream for one input, as :meth:`transform` (nothing when it lacks the keys, or
+        its one key holds None)."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(iter([input]), self._pick_chunks, config)
 
