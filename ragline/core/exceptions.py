@@ -47,8 +47,9 @@ chained (``raise ... from err``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = [
     "ArgumentTypeError",
@@ -120,6 +121,46 @@ def printed_as(builtin: type[BaseException]) -> Callable[[_Error], _Error]:
         return cls
 
     return rename
+
+
+def as_validation_error(error: RaglineError, title: str, given: Any) -> RaglineError:
+    """``error`` as pydantic's ``ValidationError`` too, where pydantic is installed: a
+    constructor's refusal where LangChain's pydantic model raises that class.
+
+    The result is an instance of ``type(error)`` and of ``pydantic_core.ValidationError``,
+    printed as ``ValidationError``; its text stays ``error``'s, ``errors()`` holds one
+    ``value_error`` about ``given`` (the constructor's arguments) and ``title`` names the
+    model, as pydantic's. Without pydantic, ``error`` itself.
+    """
+    cls = _validation_error_class(type(error))
+    if cls is None:
+        return error
+    detail = {"type": "value_error", "loc": (), "input": given, "ctx": {"error": str(error)}}
+    converted = cls.from_exception_data(title, [detail])
+    converted.__dict__.update(error.__dict__)
+    converted._text, converted.args = str(error), error.args
+    return converted  # type: ignore[no-any-return]
+
+
+@functools.cache  # one class per ragline error, built on first use
+def _validation_error_class(base: type[RaglineError]) -> Any:
+    try:
+        import pydantic_core
+    except ImportError:
+        return None
+
+    class ValidationError(pydantic_core.ValidationError, base):  # type: ignore[misc,valid-type]
+        _text = ""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass  # built by pydantic's from_exception_data
+
+        def __str__(self) -> str:
+            return self._text
+
+    ValidationError.__doc__ = f"pydantic's ``ValidationError`` and ragline's ``{base.__name__}``."
+    ValidationError.__qualname__ = "ValidationError"
+    return ValidationError
 
 
 @printed_as(KeyError)

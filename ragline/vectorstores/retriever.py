@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ragline.core import BaseRetriever, Document, InvalidInputError
+from ragline.core import BaseRetriever, ConfigurationError, Document, InvalidInputError
 from ragline.core._checks import check_choice
 from ragline.core.callbacks.manager import current_run_listeners
+from ragline.core.exceptions import as_validation_error
 from ragline.core.retrievers import _ls_retriever_name
 from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import SearchPlan
@@ -101,7 +102,11 @@ class VectorStoreRetriever(BaseRetriever):
             raise InvalidInputError(f"score_key must be a str or None, got {score_key!r}")
         self.vectorstore = vectorstore
         self.score_key = score_key
-        self._configure(search_type, search_kwargs)
+        try:
+            self._configure(search_type, search_kwargs)
+        except (ConfigurationError, InvalidInputError) as err:
+            given = {"search_type": search_type, "search_kwargs": search_kwargs}
+            raise _refused(err, type(self).__name__, given) from None
         # as LangChain's: built directly, only the given tags (as_retriever adds the
         # store and embeddings classes)
         self.tags = list(tags) if tags is not None else None
@@ -156,7 +161,11 @@ class VectorStoreRetriever(BaseRetriever):
         values = dict(values)
         search_type = values.pop("search_type", self._search_type)
         search_kwargs = values.pop("search_kwargs", self._search_kwargs)
-        self._configure(search_type, search_kwargs)  # checked first: a bad pair changes nothing
+        try:  # checked first: a bad pair changes nothing
+            self._configure(search_type, search_kwargs)
+        except (ConfigurationError, InvalidInputError) as err:
+            given = {"search_type": search_type, "search_kwargs": search_kwargs}
+            raise _refused(err, type(self).__name__, given) from None
         for attribute, value in values.items():
             setattr(self, attribute, value)
 
@@ -356,3 +365,11 @@ def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
     return SearchPlan.relevance(
         k, filter, search_kwargs["score_threshold"], search_kwargs.get("fetch_k")
     )
+
+
+def _refused(error: Exception, title: str, given: dict[str, Any]) -> Exception:
+    """A retriever's refused options as LangChain's pydantic model refuses them: also
+    pydantic's ``ValidationError`` (a type mistake stays ragline's TypeError)."""
+    if isinstance(error, TypeError):
+        return error
+    return as_validation_error(error, title, given)  # type: ignore[arg-type]
