@@ -152,3 +152,107 @@ def test_a_streamed_pick_skips_a_none_value_as_langchains() -> None:
     langchain_printed = _printed(_PICK_A_NONE_VALUE)
     assert langchain_printed == ("None [None, 0] None\n[] []\n[0, '', 5]\n[{'a': None}]\n[]\n[]\n")
     assert _printed(_ported(_PICK_A_NONE_VALUE)) == langchain_printed
+
+
+# Review of 54ee764: a model run that raised. LangChain's models report the error with an
+# LLMResult (on_llm_error's response): a chat model's pieces streamed so far, added up, then
+# an empty row ([[]] when none came, and from invoke); an LLM's streamed text ([] when none
+# came, and from invoke). The log entry (and a v1 end event) holds it as its final_output;
+# ragline's models sent no response and the log entry had its end_time only.
+_A_MODEL_THAT_RAISED = """
+import asyncio
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import LLM, BaseChatModel
+from langchain_core.messages import AIMessageChunk
+from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
+from langchain_core.runnables import RunnableLambda
+
+
+class Half(BaseChatModel):
+    n: int = 1
+
+    @property
+    def _llm_type(self):
+        return "half"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        raise ValueError("down")
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
+        for i in range(self.n):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=f"p{i}", id="x"))
+            if run_manager:  # LangChain's chat stream may pass none
+                run_manager.on_llm_new_token(f"p{i}", chunk=chunk)
+            yield chunk
+        raise ValueError("down")
+
+
+class HalfLLM(LLM):
+    n: int = 1
+
+    @property
+    def _llm_type(self):
+        return "half"
+
+    def _call(self, prompt, stop=None, run_manager=None, **kwargs):
+        raise ValueError("down")
+
+    def _stream(self, prompt, stop=None, run_manager=None, **kwargs):
+        for i in range(self.n):
+            chunk = GenerationChunk(text=f"t{i}")
+            if run_manager:  # LangChain's chat stream may pass none
+                run_manager.on_llm_new_token(f"t{i}", chunk=chunk)
+            yield chunk
+        raise ValueError("down")
+
+
+class Shown(BaseCallbackHandler):
+    def on_llm_error(self, error, **kwargs):
+        rows = kwargs["response"].generations
+        print("response", [[(type(g).__name__, g.text) for g in row] for row in rows])
+
+
+def attempt(call):
+    try:
+        call()
+    except ValueError:
+        pass
+
+
+async def entries(runnable):
+    try:
+        async for patch in runnable.astream_log("q"):
+            for op in patch.ops:
+                if op["path"].startswith("/logs/Half") and op["path"].endswith("final_output"):
+                    print("log", op["value"]["generations"])
+    except ValueError:
+        pass
+    try:
+        async for event in runnable.astream_events("q", version="v1"):
+            if event["event"] in ("on_chat_model_end", "on_llm_end"):
+                print("v1", event["data"]["output"]["generations"])
+    except ValueError:
+        pass
+
+
+handlers = {"callbacks": [Shown()]}
+for n in (0, 2):
+    for model in (Half(n=n), HalfLLM(n=n)):
+        attempt(lambda: list(model.stream("q", handlers)))
+        asyncio.run(entries(RunnableLambda(lambda x: x) | model))
+attempt(lambda: Half().invoke("q", handlers))
+attempt(lambda: HalfLLM().invoke("q", handlers))
+attempt(lambda: asyncio.run(Half().ainvoke("q", handlers)))
+attempt(lambda: HalfLLM().batch(["q"], handlers))
+"""
+
+
+def test_a_model_that_raised_reports_what_it_streamed_as_langchains() -> None:
+    langchain_printed = _printed(_A_MODEL_THAT_RAISED)
+    lines = langchain_printed.splitlines()
+    assert lines[:3] == ["response [[]]", "log [[]]", "v1 [[]]"]
+    assert "response [[('ChatGenerationChunk', 'p0p1')], []]" in lines
+    assert "response [[('GenerationChunk', 't0t1')]]" in lines
+    assert "log [[{'text': 't0t1', 'generation_info': None, 'type': 'Generation'}]]" in lines
+    assert lines[-4:] == ["response [[]]", "response []", "response [[]]", "response []"]
+    assert _printed(_ported(_A_MODEL_THAT_RAISED)) == langchain_printed

@@ -18,7 +18,8 @@ The public methods do the rest:
 - accept a string, a ``PromptValue`` or a list of messages / ``(role, text)`` tuples;
 - report ``on_chat_model_start`` (chat) or ``on_llm_start`` (LLM), then one
   ``on_llm_new_token`` per streamed piece, then ``on_llm_end`` with an ``LLMResult``
-  (``llm_output["token_usage"]`` when the model reported usage) or ``on_llm_error``, as
+  (``llm_output["token_usage"]`` when the model reported usage) or ``on_llm_error``
+  (its ``response``: the ``LLMResult`` of what a stream yielded before the error), as
   a child of the current run (an LLM ``_stream`` that takes ``run_manager`` reports its
   own tokens, as LangChain's contract says);
 - ``stream``/``astream`` yield pieces from ``_stream``/``_astream`` as they come (a model
@@ -193,6 +194,14 @@ class BaseLanguageModel(
 
     @abstractmethod
     def _as_chunk(self, output: Any) -> Any: ...
+
+    def _error_result(self, aggregate: Any) -> LLMResult:
+        """The ``response`` a failed run reports to ``on_llm_error`` (``aggregate``: the
+        pieces a stream yielded before it failed, added up; None outside a stream, or
+        none yet): an LLM's, as LangChain's LLMs report it; see ``BaseChatModel``."""
+        if aggregate is None:
+            return LLMResult([], None, None)
+        return LLMResult([[self._generation_chunk(aggregate)]], None, None)
 
     def _closing_chunk(self, last: Any) -> Any:
         """The piece a stream ends with after ``last``, the hook's last piece (``None``:
@@ -442,7 +451,7 @@ class BaseLanguageModel(
                 if slot is not None and cached is None:
                     slot.update(result.generations[0][0])
         except BaseException as err:
-            run.on_llm_error(err)
+            run.on_llm_error(err, response=self._error_result(None))
             raise
         run.on_llm_end(for_handlers(result, run))
         return output, result
@@ -515,7 +524,7 @@ class BaseLanguageModel(
                 if slot is not None and cached is None:
                     await slot.aupdate(result.generations[0][0])
         except BaseException as err:
-            await run.aon_llm_error(err)
+            await run.aon_llm_error(err, response=self._error_result(None))
             raise
         await run.aon_llm_end(for_handlers(result, run))
         return output, result
@@ -573,8 +582,8 @@ class BaseLanguageModel(
                 iterator.close()  # e.g. release an HTTP response nobody reads any more
             run.on_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
             raise
-        except BaseException as err:
-            run.on_llm_error(err)
+        except BaseException as err:  # with the pieces that came, as LangChain's
+            run.on_llm_error(err, response=self._error_result(aggregate))
             raise
         run.on_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
 
@@ -618,7 +627,7 @@ class BaseLanguageModel(
             await run.aon_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
             raise
         except BaseException as err:
-            await run.aon_llm_error(err)
+            await run.aon_llm_error(err, response=self._error_result(aggregate))
             raise
         await run.aon_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
 

@@ -16,6 +16,7 @@ from ragline.core.language_models._outputs import (
     ChatGeneration,
     ChatGenerationChunk,
     ChatResult,
+    LLMResult,
 )
 from ragline.core.messages import (
     _DATA_URL,
@@ -388,6 +389,14 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         whole = ChatGenerationChunk(message=message, generation_info=info)
         result.generations[0][0] = whole
         return output, result
+
+    def _error_result(self, aggregate: Any) -> LLMResult:
+        # LangChain's chat models report an error with one empty row (the error's own
+        # generations, none but for an HTTP error's response), after the pieces a stream
+        # yielded, added up, when there were any
+        if aggregate is None:
+            return LLMResult([[]], None, None)
+        return LLMResult([[ChatGenerationChunk(message=aggregate)], []], None, None)
 
     def _stamp(self, chunk: AIMessageChunk, run: Any) -> AIMessageChunk:
         if chunk.id is None:

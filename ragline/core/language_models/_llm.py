@@ -268,7 +268,7 @@ class BaseLLM(BaseLanguageModel[str]):
             results, rest = call(runs)
         except BaseException as err:
             for run in runs:
-                run.on_llm_error(err)
+                run.on_llm_error(err, response=self._error_result(None))
             raise
         for run, result in zip(runs, results, strict=True):
             run.on_llm_end(for_handlers(result, run))
@@ -286,7 +286,7 @@ class BaseLLM(BaseLanguageModel[str]):
             results, rest = await call(runs)
         except BaseException as err:
             for run in runs:
-                await run.aon_llm_error(err)
+                await run.aon_llm_error(err, response=self._error_result(None))
             raise
         for run, result in zip(runs, results, strict=True):
             await run.aon_llm_end(for_handlers(result, run))

@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from ragline.core.callbacks._run_shapes import empty_model_result
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.events import (
@@ -279,23 +280,26 @@ class LogStreamHandler(RunWatcher):
         if info.root or not info.shown:
             return
         path = f"/logs/{_pointer(self._keys.pop(info.id))}"
-        if not self._for_events:
-            ops: list[dict[str, Any]] = [{"op": "add", "path": f"{path}/end_time", "value": _now()}]
-            if info.kind not in ("chat_model", "llm"):
-                # LangChain's entry of a run that raised holds its (empty) outputs; a
-                # model's holds the LLMResult streamed so far, which ours does not keep
-                ops.insert(0, {"op": "add", "path": f"{path}/final_output", "value": {}})
-            self._send(RunLogPatch(*ops))
-            return
-        if "inputs" in kwargs:  # a streamed input, as far as it got
-            info.input = kwargs["inputs"]
-        self._send(
-            RunLogPatch(
-                {"op": "replace", "path": f"{path}/inputs", "value": info.input},
-                {"op": "add", "path": f"{path}/final_output", "value": None},
-                {"op": "add", "path": f"{path}/end_time", "value": _now()},
+        # LangChain's entry of a run that raised holds its outputs: a model's is the
+        # LLMResult it reported the error with (what it streamed), a chain's none ({} in
+        # the log, None in the events log)
+        final: Any = None if self._for_events else {}
+        if info.kind in ("chat_model", "llm"):
+            response = kwargs.get("response")
+            final = (
+                empty_model_result(info.kind == "chat_model")
+                if response is None
+                else _final_output(info, response)
             )
-        )
+        ops = [
+            {"op": "add", "path": f"{path}/final_output", "value": final},
+            {"op": "add", "path": f"{path}/end_time", "value": _now()},
+        ]
+        if self._for_events:
+            if "inputs" in kwargs:  # a streamed input, as far as it got
+                info.input = kwargs["inputs"]
+            ops.insert(0, {"op": "replace", "path": f"{path}/inputs", "value": info.input})
+        self._send(RunLogPatch(*ops))
 
     def _custom(self, info: RunInfo | None, name: str, data: Any, kwargs: dict[str, Any]) -> None:
         """Custom events have no place in the log (LangChain's log leaves them out too)."""
@@ -318,8 +322,10 @@ def _final_output(info: RunInfo, raw: Any) -> Any:
 
 
 def _generation_dict(generation: Any) -> dict[str, Any]:
+    # LangChain's GenerationChunk dumps as "Generation"; the chat kinds say their own
+    kind = "Generation" if generation.type == "GenerationChunk" else generation.type
     shown = {"text": generation.text, "generation_info": generation.generation_info,
-             "type": generation.type}  # fmt: skip
+             "type": kind}  # fmt: skip
     message = getattr(generation, "message", None)
     if message is not None:
         shown["message"] = message
