@@ -856,8 +856,19 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
             # calls given whole: each is also a piece (index None), as LangChain's chunk has
             self.tool_call_chunks = _whole_call_chunks(self.tool_calls, self.invalid_tool_calls)
 
+    def __add__(self, other: Any) -> Any:
+        if type(other) is type(self):
+            return type(self)(**self._merged_fields(other))
+        if isinstance(other, (list, tuple)) and all(
+            isinstance(chunk, AIMessageChunk) for chunk in other
+        ):  # as LangChain's: a chunk plus a list of chunks is their sum
+            return add_ai_message_chunks([self, *other])
+        return NotImplemented
+
     def _merged_fields(self, other: Any) -> dict[str, Any]:
         merged = super()._merged_fields(other)
+        if other.id and other.id != self.id:  # two ids: LangChain's choice between them
+            merged["id"] = _preferred_id(self.id, other.id)
         merged["usage_metadata"] = _add_usage(self.usage_metadata, other.usage_metadata)
         chunks = _merge_tool_call_chunks(self.tool_call_chunks, other.tool_call_chunks)
         merged["tool_call_chunks"] = chunks
@@ -996,7 +1007,8 @@ def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
             metadata.update((k, v) for k, v in chunk.response_metadata.items() if v is not None)
         if chunk.usage_metadata is not None:
             usage = _add_usage(usage, chunk.usage_metadata)
-        id = chunk.id if id is None else id
+        if chunk.id and chunk.id != id:
+            id = _preferred_id(id, chunk.id)
         position = chunk.chunk_position or position
     text = "".join(cast(str, chunk.content) for chunk in chunks)
     return AIMessageChunk(
@@ -1006,6 +1018,21 @@ def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
         usage_metadata=usage,
         chunk_position=position,
     )
+
+
+def _preferred_id(left: str | None, right: str | None) -> str | None:
+    """The id of two reply chunks' sum, as LangChain picks it: a provider's id (one not
+    starting ``lc_``) over a run's ``lc_run-`` id over another ``lc_`` id; the first of
+    equals."""
+    if not right or left == right:
+        return left
+    if not left:
+        return right
+    if not left.startswith("lc_"):
+        return left
+    if not right.startswith("lc_"):
+        return right
+    return right if right.startswith("lc_run-") and not left.startswith("lc_run-") else left
 
 
 def _merge_content(left: Content, right: Content) -> Content:

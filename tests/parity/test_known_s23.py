@@ -59,3 +59,30 @@ def test_a_refused_retriever_keeps_raglines_error_class_and_text() -> None:
     with pytest.raises(TypeError) as raised:
         store.as_retriever(search_kwargs={"k": "3"})
     assert type(raised.value).__name__ == "TypeError"
+
+
+# Adding reply chunks that both carry an id: LangChain keeps a provider's id (one not
+# starting "lc_") over a run's "lc_run-" id over another "lc_" id, the first of equals;
+# a chunk plus a list of chunks is their sum.
+_CHUNK_IDS = """
+from langchain_core.messages import AIMessageChunk as A, HumanMessageChunk
+
+pairs = [("run-1", "chatcmpl-2"), ("chatcmpl-1", "lc_run-2"), ("lc_1", "msg_2"), ("p1", "p2"),
+         ("lc_run-1", "lc_run-2"), ("lc_1", "lc_run-2"), ("lc_run-1", "lc_2"), (None, "x"),
+         ("x", None), ("", "lc_2")]
+for left, right in pairs:
+    print((A(content="a", id=left) + A(content="b", id=right)).id)
+print((A(content="a", id="lc_1") + A(content="b", id="lc_run-2") + A(content="c", id="p")).id)
+listed = A(content="a", id="lc_1") + [A(content="b", id="lc_run-2"), A(content="c")]
+print(type(listed).__name__, listed.content, listed.id)
+print((HumanMessageChunk(content="a", id="lc_1") + HumanMessageChunk(content="b", id="2")).id)
+"""
+
+
+def test_the_id_of_added_reply_chunks_is_langchains_choice() -> None:
+    langchain_printed = _printed(_CHUNK_IDS)
+    assert langchain_printed.split("\n") == [
+        "run-1", "chatcmpl-1", "msg_2", "p1", "lc_run-1", "lc_run-2", "lc_run-1", "x", "x",
+        "lc_2", "p", "AIMessageChunk abc lc_run-2", "lc_1", "",
+    ]  # fmt: skip
+    assert _printed(_ported(_CHUNK_IDS)) == langchain_printed
