@@ -132,14 +132,23 @@ def as_validation_error(error: RaglineError, title: str, given: Any) -> RaglineE
     ``value_error`` about ``given`` (the constructor's arguments) and ``title`` names the
     model, as pydantic's. Without pydantic, ``error`` itself.
     """
-    cls = _validation_error_class(type(error))
+    cls = _validation_error_class(type(error))  # type: ignore[arg-type]  # a class hashes
     if cls is None:
         return error
     detail = {"type": "value_error", "loc": (), "input": given, "ctx": {"error": str(error)}}
     converted = cls.from_exception_data(title, [detail])
     converted.__dict__.update(error.__dict__)
     converted._text, converted.args = str(error), error.args
+    converted._given = given
     return converted  # type: ignore[no-any-return]
+
+
+def _rebuilt_validation_error(
+    base: type[RaglineError], args: tuple[Any, ...], title: str, given: Any
+) -> RaglineError:
+    """A pickled :func:`as_validation_error` error made again (its class is made at run
+    time, so pickle cannot find it by name: it is rebuilt from its ragline base)."""
+    return as_validation_error(base(*args), title, given)
 
 
 @functools.cache  # one class per ragline error, built on first use
@@ -157,6 +166,10 @@ def _validation_error_class(base: type[RaglineError]) -> Any:
 
         def __str__(self) -> str:
             return self._text
+
+        def __reduce__(self) -> Any:  # pydantic's pickles; an error crosses processes
+            state = {k: v for k, v in self.__dict__.items() if k not in ("_text", "_given")}
+            return _rebuilt_validation_error, (base, self.args, self.title, self._given), state
 
     ValidationError.__doc__ = f"pydantic's ``ValidationError`` and ragline's ``{base.__name__}``."
     ValidationError.__qualname__ = "ValidationError"
