@@ -481,13 +481,22 @@ class BaseMessageChunk(BaseMessage):
     """A streamed piece of a message; chunks of the same class add up with ``+``."""
 
     def __add__(self, other: Any) -> Any:
-        if type(other) is not type(self):
-            return NotImplemented
-        return type(self)(**self._merged_fields(other))
+        if type(other) is type(self):
+            return type(self)(**self._merged_fields(other))
+        if isinstance(other, list):  # as LangChain's: plus a list is the sum (a reply
+            # chunk takes a tuple too: AIMessageChunk)
+            total = self
+            for chunk in other:
+                if type(chunk) is not type(self):
+                    return NotImplemented
+                total = total + chunk
+            return total
+        return NotImplemented
 
     def _merged_fields(self, other: Any) -> dict[str, Any]:
         # no "name": LangChain's sum of two chunks has none, even when both had the same
-        # (a function message's chunk keeps its function's name: FunctionMessageChunk)
+        # (a function message's chunk keeps its function's name: FunctionMessageChunk);
+        # the left one's id, even when it has none (AIMessageChunk chooses between two)
         return {
             "content": _merge_content(self.content, other.content),
             "additional_kwargs": _merge_dicts(self.additional_kwargs, other.additional_kwargs),
@@ -495,7 +504,7 @@ class BaseMessageChunk(BaseMessage):
                 **self.response_metadata,
                 **{k: v for k, v in other.response_metadata.items() if v is not None},
             },
-            "id": self.id if self.id is not None else other.id,
+            "id": self.id,
         }
 
 

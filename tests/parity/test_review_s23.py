@@ -1,0 +1,65 @@
+"""Parity: what the session-23 review found beside the commits it read (issue 24).
+
+Each scenario runs the same program through LangChain and, after ``ragline port``,
+through ragline, and compares what it prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# Review of 8c19120 (an AIMessageChunk sum's id, chunk + [chunks]): the other chunk
+# classes. LangChain's sum of two system, human, tool, chat or function chunks keeps the
+# left one's id, None included (ragline took the right one's when the left had none),
+# and a chunk plus a list of chunks of its class is their sum (ragline refused the list).
+_CHUNK_SUMS = """
+from langchain_core.messages import (
+    ChatMessageChunk,
+    FunctionMessageChunk,
+    HumanMessageChunk,
+    SystemMessageChunk,
+    ToolMessageChunk,
+)
+
+sums = [
+    SystemMessageChunk(content="a") + SystemMessageChunk(content="b", id="2"),
+    HumanMessageChunk(content="a") + HumanMessageChunk(content="b", id="2"),
+    ToolMessageChunk(content="a", tool_call_id="t")
+    + ToolMessageChunk(content="b", tool_call_id="t", id="2"),
+    ChatMessageChunk(content="a", role="r") + ChatMessageChunk(content="b", role="r", id="2"),
+    FunctionMessageChunk(content="a", name="f")
+    + FunctionMessageChunk(content="b", name="f", id="2"),
+    HumanMessageChunk(content="a", id="1") + HumanMessageChunk(content="b", id="2"),
+    SystemMessageChunk(content="a", id="1")
+    + [SystemMessageChunk(content="b", id="2"), SystemMessageChunk(content="c")],
+    HumanMessageChunk(content="a") + [HumanMessageChunk(content="b", id="2")],
+    HumanMessageChunk(content="a", id="1") + [],
+]
+for total in sums:
+    print(type(total).__name__, repr(total.id), repr(total.content))
+for wrong in (["x"], (HumanMessageChunk(content="b"),)):
+    try:
+        HumanMessageChunk(content="a") + wrong
+    except TypeError:
+        print("TypeError")
+"""
+
+
+def test_a_chunk_sum_keeps_the_left_id_and_takes_a_list_as_langchains() -> None:
+    langchain_printed = _printed(_CHUNK_SUMS)
+    lines = langchain_printed.splitlines()
+    assert lines[:5] == [
+        "SystemMessageChunk None 'ab'",
+        "HumanMessageChunk None 'ab'",
+        "ToolMessageChunk None 'ab'",
+        "ChatMessageChunk None 'ab'",
+        "FunctionMessageChunk None 'ab'",
+    ]
+    assert lines[5:] == [
+        "HumanMessageChunk '1' 'ab'",
+        "SystemMessageChunk '1' 'abc'",
+        "HumanMessageChunk None 'ab'",
+        "HumanMessageChunk '1' 'a'",
+        "TypeError",
+        "TypeError",
+    ]
+    assert _printed(_ported(_CHUNK_SUMS)) == langchain_printed
