@@ -303,6 +303,7 @@ class ChatOpenAI(BaseChatModel):
 
     # json_schema first: LangChain's ChatOpenAI defaults to OpenAI's structured outputs
     structured_output_methods = ("json_schema", "function_calling", "json_mode")
+    _structured_tool_choice_by_name = True  # as LangChain's ChatOpenAI
 
     def _combine_llm_outputs(self, llm_outputs: list[dict[str, Any] | None]) -> Any:
         """``generate``'s ``llm_output``: the runs' token usage summed (as LangChain's
@@ -402,6 +403,7 @@ class ChatOpenAI(BaseChatModel):
         tool_choice: str | bool | Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
         strict: bool | None = None,
+        ls_structured_output_format: Mapping[str, Any] | None = None,
     ) -> Runnable[Any, AIMessage]:
         """Return this model bound to offer ``tools``; replies then carry ``tool_calls``.
 
@@ -417,6 +419,8 @@ class ChatOpenAI(BaseChatModel):
                 OpenAI tool-choice dict.
             parallel_tool_calls: let the model call several tools at once.
             strict: ask for OpenAI's strict schema adherence (``"strict": true``).
+            ls_structured_output_format: what ``with_structured_output`` asked for
+                (``{"kwargs": ..., "schema": ...}``): shown to callbacks, never sent.
 
         Raises:
             InvalidInputError: a tool cannot be converted, or ``tool_choice`` names no tool.
@@ -436,6 +440,8 @@ class ChatOpenAI(BaseChatModel):
             bound["tool_choice"] = _tool_choice(tool_choice, names)
         if parallel_tool_calls is not None:
             bound["parallel_tool_calls"] = parallel_tool_calls
+        if ls_structured_output_format is not None:
+            bound["ls_structured_output_format"] = ls_structured_output_format
         return self.bind(**bound)
 
     @property

@@ -70,7 +70,9 @@ def test_function_calling_with_a_pydantic_class_gives_an_instance():
     model = calling("Joke", {"setup": "Why?", "punchline": "Because."})
     structured = model.with_structured_output(Joke)
     assert structured.invoke("Tell a joke") == Joke(setup="Why?", punchline="Because.")
-    assert model.call_options == [{"tools": [JOKE_TOOL], "tool_choice": "Joke"}]
+    assert model.call_options == [
+        {"tools": [JOKE_TOOL], "tool_choice": "any"}
+    ]  # as LangChain's base model
 
 
 def test_function_calling_with_a_typeddict_or_a_json_schema_gives_a_dict():
@@ -237,4 +239,4 @@ def test_a_pydantic_title_names_the_tool_as_in_langchain():
 
     model = calling("Verdict", {"guilty": False})
     assert model.with_structured_output(Titled).invoke("?") == Titled(guilty=False)
-    assert model.call_options[0]["tool_choice"] == "Verdict"
+    assert model.call_options[0]["tools"][0]["function"]["name"] == "Verdict"

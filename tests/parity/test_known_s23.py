@@ -86,3 +86,88 @@ def test_the_id_of_added_reply_chunks_is_langchains_choice() -> None:
         "lc_2", "p", "AIMessageChunk abc lc_run-2", "lc_1", "",
     ]  # fmt: skip
     assert _printed(_ported(_CHUNK_IDS)) == langchain_printed
+
+
+# with_structured_output on a chat model whose class overrides bind_tools: LangChain's
+# base model calls bind_tools([schema], tool_choice="any", ls_structured_output_format=
+# {"kwargs": {"method": "function_calling"}, "schema": schema}) for a pydantic class, a
+# TypedDict and a JSON Schema dict alike (include_raw too); callbacks see the format
+# in their options, the model's _generate never does.
+_CUSTOM_BIND_TOOLS = """
+from typing_extensions import TypedDict
+from pydantic import BaseModel, Field
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+
+class Person(BaseModel):
+    '''A person.'''
+    name: str = Field(description="the name")
+    age: int
+
+
+class PersonDict(TypedDict):
+    '''A person.'''
+    name: str
+    age: int
+
+
+SCHEMA = {"title": "PersonSchema", "description": "A person.", "type": "object",
+          "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+          "required": ["name", "age"]}
+
+
+class ToolModel(BaseChatModel):
+    tool_name: str = "Person"
+
+    @property
+    def _llm_type(self):
+        return "tool-model"
+
+    def bind_tools(self, tools, **kwargs):
+        fmt = kwargs["ls_structured_output_format"]
+        print("bind_tools", tools[0] is SCHEMA or tools[0].__name__, sorted(kwargs),
+              kwargs["tool_choice"], fmt["kwargs"], fmt["schema"] is tools[0])
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        print("_generate", sorted(kwargs))
+        call = {"name": self.tool_name, "args": {"name": "Ann", "age": 3}, "id": "c1"}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+
+
+class Handler(BaseCallbackHandler):
+    def on_chat_model_start(self, serialized, messages, **kwargs):
+        options = kwargs["options"]
+        fmt = options["ls_structured_output_format"]
+        print("options", sorted(options), fmt["kwargs"], sorted(fmt["schema"].items()))
+        print("invocation_params", sorted(kwargs["invocation_params"]))
+
+
+for schema, name in [(Person, "Person"), (PersonDict, "PersonDict"), (SCHEMA, "PersonSchema")]:
+    for include_raw in (False, True):
+        runnable = ToolModel(tool_name=name).with_structured_output(schema, include_raw=include_raw)
+        out = runnable.invoke("hi", config={"callbacks": [Handler()]})
+        print(out["parsed"] if include_raw else out)
+"""
+
+
+def test_a_custom_bind_tools_gets_the_schema_and_langchains_arguments() -> None:
+    langchain_printed = _printed(_CUSTOM_BIND_TOOLS)
+    lines = langchain_printed.splitlines()
+    assert lines[0] == (
+        "bind_tools Person ['ls_structured_output_format', 'tool_choice'] any "
+        "{'method': 'function_calling'} True"
+    )
+    assert lines[1].startswith(
+        "options ['ls_structured_output_format', 'stop'] {'method': 'function_calling'} "
+        "[('description', 'A person.'), ('properties', "
+    )
+    assert lines[3] == "_generate ['tool_choice', 'tools']"
+    assert lines[4] == "name='Ann' age=3"
+    assert lines[-1] == "{'name': 'Ann', 'age': 3}"
+    assert len(lines) == 30
+    assert _printed(_ported(_CUSTOM_BIND_TOOLS)) == langchain_printed

@@ -340,6 +340,9 @@ class BaseLanguageModel(
         for handler in _handlers_of(self.callbacks):
             manager.add_handler(handler, inherit=False)
         given = stop_as_given(stop)
+        # with_structured_output's format, bound through bind_tools: for the callbacks
+        # only (LangChain's options), never the hook's, the cache key's or the params'
+        structured = bound.pop(_STRUCTURED, None) if _STRUCTURED in bound else None
         options = {
             "name": config.get("run_name") or self.get_name(),
             # what the handlers' name= is: the run_name only, as LangChain's models
@@ -358,6 +361,8 @@ class BaseLanguageModel(
         if manager.handlers:  # only what a handler reads: no work without one
             options["local_metadata"] = self._run_metadata(given, bound)
             options["options"] = {"stop": given}
+            if structured:
+                options["options"].update(_structured_format(structured))
             options["batch_size"] = batch_size
         return model_input, config, manager, options
 
@@ -834,3 +839,22 @@ def stop_list(stop: Any) -> list[str] | None:
             f"stop must be a string or a list of non-empty strings, got {stop!r}"
         )
     return stops
+
+
+_STRUCTURED = "ls_structured_output_format"
+
+
+def _structured_format(structured: Any) -> dict[str, Any]:
+    """The ``ls_structured_output_format`` callbacks see in their ``options``: its
+    ``kwargs`` and its schema as JSON Schema, as LangChain's (nothing if that fails)."""
+    from ragline.core.tools import convert_to_openai_function
+
+    try:
+        function = convert_to_openai_function(structured["schema"])
+    except (ValueError, TypeError, KeyError):
+        return {}
+    schema = {"title": function["name"]}
+    if "description" in function:
+        schema["description"] = function["description"]
+    schema.update(function.get("parameters", {}))
+    return {_STRUCTURED: {"kwargs": structured.get("kwargs", {}), "schema": schema}}

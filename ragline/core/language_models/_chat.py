@@ -210,6 +210,10 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
     structured_output_methods: ClassVar[tuple[str, ...]] = ("function_calling",)
     """The ``with_structured_output`` methods this class supports, the default first
     (``function_calling`` also needs ``bind_tools``)."""
+    _structured_tool_choice_by_name: ClassVar[bool] = False
+    """``function_calling`` calls ``bind_tools([schema], tool_choice="any", ...)``, as
+    LangChain's base chat model; True: ``tool_choice=<the schema's name>`` and
+    ``strict=``, as LangChain's ChatOpenAI."""
     _kind_fields: ClassVar[tuple[str, ...]] = ("rate_limiter", "disable_streaming")
     rate_limiter: Any = None
     """A ``BaseRateLimiter`` (``ragline.core.rate_limiters``): each call that reaches the

@@ -3,7 +3,8 @@
 Three ways to get it, LangChain's ``method`` names:
 
 - ``"function_calling"``: the schema is offered as the one tool the model must call
-  (``bind_tools(..., tool_choice=<its name>)``); the call's arguments are the answer.
+  (``bind_tools([schema], tool_choice="any")``, ChatOpenAI's ``tool_choice=<its name>``);
+  the call's arguments are the answer.
 - ``"json_schema"``: the schema goes in OpenAI's ``response_format`` (``{"type":
   "json_schema", ...}``, structured outputs); the reply's text is the JSON answer.
 - ``"json_mode"``: ``response_format={"type": "json_object"}``; the prompt must describe
@@ -82,11 +83,19 @@ def structured_output(
     pydantic = is_pydantic_model(schema)
     parser: BaseOutputParser[Any]
     if method == "function_calling":
-        # described once: the model's bind_tools takes the OpenAI tool dict as it is
-        function = _function(schema, strict)
-        tool = {"type": "function", "function": function}
-        bound = model.bind_tools([tool], tool_choice=function["name"])
-        name = function["name"]
+        name = _function(schema, strict)["name"]  # checked here: a bad schema fails now
+        # as LangChain's: bind_tools gets the schema itself (a custom bind_tools sees what
+        # it would there), and the structured-output format, which callbacks are shown
+        options: dict[str, Any] = {"method": method}
+        if type(model)._structured_tool_choice_by_name:  # LangChain's ChatOpenAI
+            options["strict"] = strict
+            fmt = {"kwargs": options, "schema": schema}
+            bound = model.bind_tools(
+                [schema], tool_choice=name, strict=strict, ls_structured_output_format=fmt
+            )
+        else:  # LangChain's base chat model: no strict
+            fmt = {"kwargs": options, "schema": schema}
+            bound = model.bind_tools([schema], tool_choice="any", ls_structured_output_format=fmt)
         parser = (
             PydanticToolsParser(tools=[schema], first_tool_only=True)
             if pydantic
