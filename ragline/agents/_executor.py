@@ -358,21 +358,17 @@ class AgentExecutor(Chain):
     def _legacy_invoke(
         self, inputs: Any, config: Any, only_outputs: bool, run_info: bool
     ) -> dict[str, Any]:
-        """What ``chain(inputs)`` and ``apply`` run (``acall`` runs the async twin)."""
-        return self._legacy_result(drive(self._loop(inputs, config, run_info)), only_outputs)
+        """What ``chain(inputs)`` and ``apply`` run (``acall`` runs the async twin).
+
+        ``only_outputs`` gives every key of the agent's finish (a parser of one's own may
+        return several, ``{"answer": ..., "sources": ...}``), as LangChain's does."""
+        return drive(self._loop(inputs, config, run_info, only_outputs=only_outputs))
 
     async def _alegacy_invoke(
         self, inputs: Any, config: Any, only_outputs: bool, run_info: bool
     ) -> dict[str, Any]:
-        loop = self._loop(inputs, config, run_info)
-        return self._legacy_result(await adrive(loop, deadline=self._deadline()), only_outputs)
-
-    def _legacy_result(self, result: dict[str, Any], only_outputs: bool) -> dict[str, Any]:
-        if only_outputs:
-            answer = list(self.agent.return_values) or ["output"]
-            keys = [*answer, "intermediate_steps", RUN_KEY]
-            return {key: result[key] for key in keys if key in result}
-        return result
+        loop = self._loop(inputs, config, run_info, only_outputs=only_outputs)
+        return await adrive(loop, deadline=self._deadline())
 
     def _deadline(self) -> float | None:
         if self.max_execution_time is None:
@@ -386,6 +382,8 @@ class AgentExecutor(Chain):
         config: RunnableConfig | None,
         include_run_info: bool = False,
         streamed: bool = False,
+        *,
+        only_outputs: bool = False,
     ) -> Operation[dict[str, Any]]:
         config = self._run_config(config)
         manager = CallbackManager.configure(config)
@@ -434,7 +432,7 @@ class AgentExecutor(Chain):
             yield Emit(("finish", outputs, finish))
         except StreamClosed:
             return {}
-        return {**inputs, **outputs}
+        return dict(outputs) if only_outputs else {**inputs, **outputs}
 
     def _overrides(self, method: str) -> bool:
         return getattr(type(self), method) is not getattr(AgentExecutor, method)

@@ -1,0 +1,38 @@
+"""Parity: differences found by the seventy-fifth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# structured_output_agent (set 75, p08): a Runnable agent whose own parser finishes with
+# several return values ({"answer": ..., "sources": ...}), invoked with
+# return_only_outputs=True. LangChain gives the finish's keys; ragline kept only "output",
+# so the program printed {}.
+_FINISH_WITH_SEVERAL_KEYS = """
+import asyncio
+
+from langchain_classic.agents import AgentExecutor
+from langchain_core.agents import AgentFinish
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tools import Tool
+
+tools = [Tool(name="t", func=lambda q: q, description="echo")]
+agent = RunnableLambda(lambda x: AgentFinish({"answer": "yes", "sources": [3]}, "log"))
+executor = AgentExecutor(agent=agent, tools=tools)
+steps = AgentExecutor(agent=agent, tools=tools, return_intermediate_steps=True)
+print(executor.invoke({"input": "q"}, return_only_outputs=True))
+print(executor({"input": "q"}, return_only_outputs=True))
+print(executor.invoke({"input": "q"}))
+print(steps.invoke({"input": "q"}, return_only_outputs=True))
+print(asyncio.run(executor.ainvoke({"input": "q"}, return_only_outputs=True)))
+print(sorted(executor.invoke({"input": "q"}, return_only_outputs=True, include_run_info=True)))
+"""
+
+
+def test_return_only_outputs_gives_every_key_of_the_agents_finish() -> None:
+    langchain_printed = _printed(_FINISH_WITH_SEVERAL_KEYS)
+    assert langchain_printed.startswith("{'answer': 'yes', 'sources': [3]}\n" * 2)
+    assert _printed(_ported(_FINISH_WITH_SEVERAL_KEYS)) == langchain_printed
