@@ -171,3 +171,49 @@ def test_a_custom_bind_tools_gets_the_schema_and_langchains_arguments() -> None:
     assert lines[-1] == "{'name': 'Ann', 'age': 3}"
     assert len(lines) == 30
     assert _printed(_ported(_CUSTOM_BIND_TOOLS)) == langchain_printed
+
+
+# ChatPromptTemplate.append with each form LangChain takes: the formatted messages are the
+# same (ragline keeps input_variables in step and adds another chat prompt as its parts:
+# documented).
+_APPEND_FORMS = """
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.prompts import (
+    ChatPromptTemplate, HumanMessagePromptTemplate, MessagesPlaceholder,
+)
+
+forms = [HumanMessage("Hello {q}"), ("human", "Ask {q}"), ("ai", "Said {q}"),
+         ("placeholder", "{history}"), "Plain {q}",
+         ChatPromptTemplate.from_messages([("human", "Q: {q}"), ("ai", "A: {q}")]),
+         MessagesPlaceholder("history"), HumanMessagePromptTemplate.from_template("T {q}"),
+         {"role": "user", "content": "D {q}"}]
+for form in forms:
+    prompt = ChatPromptTemplate.from_messages([("system", "Be {mood}.")])
+    prompt.append(form)
+    value = prompt.invoke({"mood": "kind", "q": "hi", "history": [AIMessage("old")]})
+    print([(m.type, m.content) for m in value.to_messages()])
+prompt = ChatPromptTemplate.from_messages([("system", "Be {mood}.")])
+prompt.extend([("human", "{q}"), "tail {q}"])
+print(prompt.format_messages(mood="x", q="y"))
+"""
+
+
+def test_chat_prompt_append_formats_every_form_as_langchains() -> None:
+    langchain_printed = _printed(_APPEND_FORMS)
+    lines = langchain_printed.splitlines()
+    assert lines[0] == "[('system', 'Be kind.'), ('human', 'Hello {q}')]"
+    assert lines[5] == "[('system', 'Be kind.'), ('human', 'Q: hi'), ('ai', 'A: hi')]"
+    assert lines[3] == "[('system', 'Be kind.'), ('ai', 'old')]"
+    assert len(lines) == 10
+    assert _printed(_ported(_APPEND_FORMS)) == langchain_printed
+
+
+def test_chat_prompt_append_keeps_input_variables_in_step() -> None:
+    from ragline.core import ChatPromptTemplate
+
+    prompt = ChatPromptTemplate.from_messages([("system", "Be {mood}.")])
+    prompt.append(ChatPromptTemplate.from_messages([("human", "Q: {q}"), ("ai", "A")]))
+    assert prompt.input_variables == ["mood", "q"]
+    assert [type(part).__name__ for part in prompt.messages] == [
+        "SystemMessagePromptTemplate", "HumanMessagePromptTemplate", "AIMessagePromptTemplate",
+    ]  # fmt: skip
