@@ -546,7 +546,9 @@ class BaseTool(Fields, Runnable[Any, Any]):
     def _format_output(
         self, content: Any, artifact: Any, tool_call_id: str | None, status: str
     ) -> Any:
-        if tool_call_id is None:
+        # a ToolMessage the tool built itself is its answer as it is (LangChain's rule for
+        # its ToolOutputMixin outputs), not the text of a second message around it
+        if tool_call_id is None or isinstance(content, ToolMessage):
             return content
         return ToolMessage(
             _message_content(content),
