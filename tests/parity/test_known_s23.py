@@ -217,3 +217,22 @@ def test_chat_prompt_append_keeps_input_variables_in_step() -> None:
     assert [type(part).__name__ for part in prompt.messages] == [
         "SystemMessagePromptTemplate", "HumanMessagePromptTemplate", "AIMessagePromptTemplate",
     ]  # fmt: skip
+
+
+# CSVLoader on ragged rows: LangChain's loads them (csv.DictReader: extra cells under the
+# key None, missing ones None) and, with content_columns, drops the extra cells unsaid;
+# ragline refuses the file (documented).
+def test_a_ragged_csv_row_is_refused_where_langchain_invents_or_drops_cells(tmp_path) -> None:
+    from langchain_community.document_loaders import CSVLoader as LCCSVLoader
+
+    from ragline.core import LoaderError
+    from ragline.loaders import CSVLoader
+
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b\n1,2\n3,4,5,6\n7\n")
+    loaded = [d.page_content for d in LCCSVLoader(str(path)).load()]
+    assert loaded == ["a: 1\nb: 2", "a: 3\nb: 4\nNone: 5,6", "a: 7\nb: None"]
+    chosen = LCCSVLoader(str(path), content_columns=["a", "b"]).load()
+    assert [d.page_content for d in chosen][1] == "a: 3\nb: 4"  # 5 and 6 are gone
+    with pytest.raises(LoaderError, match=r"row 1 \(line 3\) has 4 cells, the header has 2"):
+        CSVLoader(path).load()
