@@ -43,10 +43,11 @@ class ByteStoreContract:
         assert store.mget(["a", "b"]) == [None, b"2"]
 
     def test_yield_keys_with_and_without_prefix(self, store: BaseStore[str, bytes]) -> None:
-        """yield_keys lists every key; prefix keeps only the keys that start with it."""
-        store.mset([("user-1", b"x"), ("user-2", b"y"), ("doc-1", b"z")])
-        assert sorted(store.yield_keys()) == ["doc-1", "user-1", "user-2"]
-        assert sorted(store.yield_keys(prefix="user-")) == ["user-1", "user-2"]
+        """yield_keys lists every key; prefix keeps only the keys that start with it (a
+        folder's keys, for LocalFileStore, where a prefix names a folder as LangChain's)."""
+        store.mset([("user/1", b"x"), ("user/2", b"y"), ("doc/1", b"z")])
+        assert sorted(store.yield_keys()) == ["doc/1", "user/1", "user/2"]
+        assert sorted(store.yield_keys(prefix="user/")) == ["user/1", "user/2"]
         assert list(store.yield_keys(prefix="nothing")) == []
 
     def test_empty_batches_are_fine(self, store: BaseStore[str, bytes]) -> None:
@@ -74,8 +75,8 @@ class ByteStoreContract:
 
     async def test_async_twins(self, store: BaseStore[str, bytes]) -> None:
         """amset / amget / amdelete / ayield_keys behave as their sync twins."""
-        await store.amset([("x-1", b"1"), ("x-2", b"2"), ("y", b"3")])
-        assert await store.amget(["x-2", "nope"]) == [b"2", None]
-        await store.amdelete(["x-1"])
-        assert sorted([key async for key in store.ayield_keys(prefix="x-")]) == ["x-2"]
-        assert sorted([key async for key in store.ayield_keys()]) == ["x-2", "y"]
+        await store.amset([("x/1", b"1"), ("x/2", b"2"), ("y", b"3")])
+        assert await store.amget(["x/2", "nope"]) == [b"2", None]
+        await store.amdelete(["x/1"])
+        assert sorted([key async for key in store.ayield_keys(prefix="x/")]) == ["x/2"]
+        assert sorted([key async for key in store.ayield_keys()]) == ["x/2", "y"]

@@ -236,3 +236,29 @@ def test_a_ragged_csv_row_is_refused_where_langchain_invents_or_drops_cells(tmp_
     assert [d.page_content for d in chosen][1] == "a: 3\nb: 4"  # 5 and 6 are gone
     with pytest.raises(LoaderError, match=r"row 1 \(line 3\) has 4 cells, the header has 2"):
         CSVLoader(path).load()
+
+
+# LocalFileStore.yield_keys(prefix=...): LangChain's prefix names a folder under the root
+# (any path that stays inside it), not the start of a key's string.
+_FILE_STORE_PREFIX = """
+import tempfile
+from langchain_classic.storage import LocalFileStore
+
+store = LocalFileStore(tempfile.mkdtemp())
+store.mset([("a1", b"1"), ("ab", b"2"), ("a/x", b"3"), ("a/y/z", b"4"), ("abc/d", b"5"),
+            ("b/a", b"6")])
+for prefix in [None, "", "a", "a/", "ab", "a/y", "abc", "c", "a/x", "./a", "a/../b"]:
+    print(repr(prefix), sorted(store.yield_keys(prefix=prefix)))
+try:
+    list(store.yield_keys(prefix="../x"))
+except Exception:  # LangChain's InvalidKeyException; ragline's InvalidInputError
+    print("refused")
+"""
+
+
+def test_local_file_store_prefix_is_a_folder_as_langchains() -> None:
+    langchain_printed = _printed(_FILE_STORE_PREFIX)
+    lines = langchain_printed.splitlines()
+    assert lines[2:5] == ["'a' ['a/x', 'a/y/z']", "'a/' ['a/x', 'a/y/z']", "'ab' []"]
+    assert lines[8:] == ["'a/x' []", "'./a' ['a/x', 'a/y/z']", "'a/../b' ['b/a']", "refused"]
+    assert _printed(_ported(_FILE_STORE_PREFIX)) == langchain_printed

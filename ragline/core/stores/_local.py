@@ -388,17 +388,31 @@ class LocalFileStore(BaseStore[str, bytes]):
                 raise PersistenceError(f"cannot delete {path}: {err}") from err
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
-        """Yield stored keys, only those starting with ``prefix``.
+        """Yield stored keys; with ``prefix``, those in that folder under the root.
 
-        The order is the file system's, as ``Path.rglob`` walks the root (LangChain's
-        order): not sorted, but the same for the same files, run after run.
+        As LangChain's: the prefix names a folder (``"a"`` and ``"a/"`` list ``a/x`` and
+        ``a/y/z``, not ``ab``; a key's own name lists nothing), and may be any path that
+        stays inside the root (``"./a"``). The order is the file system's, as
+        ``Path.rglob`` walks the folder (LangChain's order): not sorted, but the same for
+        the same files, run after run.
+
+        Raises:
+            InvalidInputError: ``prefix`` has other characters than a key's, or leads
+                outside the root.
         """
-        root = self.root_path
-        if not root.is_dir():
+        root = folder = self.root_path
+        if prefix:
+            if not _KEY_PATTERN.fullmatch(_check_key(prefix)):
+                raise InvalidInputError(
+                    f"LocalFileStore prefix {prefix!r} is not a relative path: use letters, "
+                    "digits and '_ . - /'"
+                )
+            folder = (root / prefix).resolve()
+            if not folder.is_relative_to(root):
+                raise InvalidInputError(f"LocalFileStore prefix {prefix!r} leads outside {root}")
+        if not folder.is_dir():
             return
-        for path in root.rglob("*"):
+        for path in folder.rglob("*"):
             if _TEMP_MARK in path.name or not path.is_file():
                 continue
-            key = path.relative_to(root).as_posix()
-            if prefix is None or key.startswith(prefix):
-                yield key
+            yield path.relative_to(root).as_posix()
