@@ -59,11 +59,20 @@ class _FileTool(BaseTool):
             raise _OutsideRoot(root)
         return resolved
 
-    def _refused(self, argument: str, value: str, err: _OutsideRoot) -> str:
-        return (
-            f"Error: {argument} {value!r} is outside {err.args[0]}, the only folder this "
-            "tool may use"
-        )
+    def _resolve(self, **paths: str) -> tuple[Path, ...] | str:
+        """Each path argument resolved inside ``root_dir``, in the order given; or, for the
+        first one outside it, the refusal the model reads (a str, for ``_run`` to return).
+        """
+        resolved = []
+        for argument, value in paths.items():
+            try:
+                resolved.append(self.get_relative_path(value))
+            except _OutsideRoot as err:
+                return (
+                    f"Error: {argument} {value!r} is outside {err.args[0]}, the only folder "
+                    "this tool may use"
+                )
+        return tuple(resolved)
 
 
 class MoveFileTool(_FileTool):
@@ -103,14 +112,10 @@ class MoveFileTool(_FileTool):
     )
 
     def _run(self, source_path: str, destination_path: str) -> str:
-        try:
-            source = self.get_relative_path(source_path)
-        except _OutsideRoot as err:
-            return self._refused("source_path", source_path, err)
-        try:
-            destination = self.get_relative_path(destination_path)
-        except _OutsideRoot as err:
-            return self._refused("destination_path", destination_path, err)
+        paths = self._resolve(source_path=source_path, destination_path=destination_path)
+        if isinstance(paths, str):
+            return paths
+        source, destination = paths
         if not source.exists():
             return f"Error: there is no file at {source_path}"
         # a move onto an existing file would replace it (LangChain's does: shutil.move
@@ -170,14 +175,10 @@ class CopyFileTool(_FileTool):
     args_schema: Any = _two_paths("copy")
 
     def _run(self, source_path: str, destination_path: str) -> str:
-        try:
-            source = self.get_relative_path(source_path)
-        except _OutsideRoot as err:
-            return self._refused("source_path", source_path, err)
-        try:
-            destination = self.get_relative_path(destination_path)
-        except _OutsideRoot as err:
-            return self._refused("destination_path", destination_path, err)
+        paths = self._resolve(source_path=source_path, destination_path=destination_path)
+        if isinstance(paths, str):
+            return paths
+        source, destination = paths
         if not source.is_file():
             return f"Error: there is no file at {source_path}"
         target = destination / source.name if destination.is_dir() else destination
@@ -213,10 +214,10 @@ class DeleteFileTool(_FileTool):
     )
 
     def _run(self, file_path: str) -> str:
-        try:
-            path = self.get_relative_path(file_path)
-        except _OutsideRoot as err:
-            return self._refused("file_path", file_path, err)
+        paths = self._resolve(file_path=file_path)
+        if isinstance(paths, str):
+            return paths
+        (path,) = paths
         if not path.is_file():
             return f"Error: there is no file at {file_path}"
         try:
@@ -248,10 +249,10 @@ class FileSearchTool(_FileTool):
     )
 
     def _run(self, pattern: str, dir_path: str = ".") -> str:
-        try:
-            folder = self.get_relative_path(dir_path)
-        except _OutsideRoot as err:
-            return self._refused("dir_path", dir_path, err)
+        paths = self._resolve(dir_path=dir_path)
+        if isinstance(paths, str):
+            return paths
+        (folder,) = paths
         if not folder.is_dir():
             return f"Error: there is no folder at {dir_path}"
         found = []
@@ -283,10 +284,10 @@ class ListDirectoryTool(_FileTool):
     )
 
     def _run(self, dir_path: str = ".") -> str:
-        try:
-            folder = self.get_relative_path(dir_path)
-        except _OutsideRoot as err:
-            return self._refused("dir_path", dir_path, err)
+        paths = self._resolve(dir_path=dir_path)
+        if isinstance(paths, str):
+            return paths
+        (folder,) = paths
         try:
             names = sorted(os.listdir(folder))
         except OSError as err:
@@ -316,10 +317,10 @@ class ReadFileTool(_FileTool):
     )
 
     def _run(self, file_path: str) -> str:
-        try:
-            path = self.get_relative_path(file_path)
-        except _OutsideRoot as err:
-            return self._refused("file_path", file_path, err)
+        paths = self._resolve(file_path=file_path)
+        if isinstance(paths, str):
+            return paths
+        (path,) = paths
         if not path.is_file():
             return f"Error: there is no file at {file_path}"
         try:
@@ -350,10 +351,10 @@ class WriteFileTool(_FileTool):
     )
 
     def _run(self, file_path: str, text: str, append: bool = False) -> str:
-        try:
-            path = self.get_relative_path(file_path)
-        except _OutsideRoot as err:
-            return self._refused("file_path", file_path, err)
+        paths = self._resolve(file_path=file_path)
+        if isinstance(paths, str):
+            return paths
+        (path,) = paths
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("a" if append else "w", encoding="utf-8") as file:
