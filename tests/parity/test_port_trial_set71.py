@@ -54,3 +54,55 @@ def test_a_tool_returning_a_tool_message_hands_it_back_as_it_is() -> None:
         "ToolMessage(content='Oslo: 21C', tool_call_id='own-id', artifact={'c': 21})"
     )
     assert _printed(_ported(_TOOL_RETURNS_ITS_OWN_MESSAGE)) == langchain_printed
+
+
+# A probe beside the set (convert_to_openai_tool, as p21 of set 71 prints for its tools,
+# given a TypedDict): LangChain describes a TypedDict through a pydantic-v1 model, so the
+# schema's keys come in v1's order, ``Annotated[T, default, "text"]`` gives a default and
+# a description, the docstring's ``Args:`` describe fields and ``Optional[T]`` reads as
+# ``T``; ragline wrote its own (v2-like) schema, every field required.
+_TYPED_DICT_TOOLS = """
+from typing import Annotated, Dict, List, Literal, Optional
+from typing_extensions import TypedDict
+from langchain_core.utils.function_calling import convert_to_openai_function, convert_to_openai_tool
+
+
+class Address(TypedDict):
+    \"\"\"Where someone lives.\"\"\"
+
+    city: str
+
+
+class Person(TypedDict):
+    \"\"\"Information about a person,
+    as the model should extract it.
+
+    Args:
+        nickname: what friends call them
+    \"\"\"
+
+    name: Annotated[str, ..., "the person's name"]
+    age: Annotated[int, 30, "age in years"]
+    email: Annotated[Optional[str], None, "an email address"]
+    nickname: Optional[str]
+    tags: List[str]
+    role: Literal["admin", "user"]
+    home: Address
+    past: Optional[List[Address]]
+    scores: Dict[str, float]
+    active: bool
+
+
+print(convert_to_openai_tool(Person))
+print(convert_to_openai_function(Address))
+print(convert_to_openai_tool(Address, strict=True))
+"""
+
+
+def test_a_typed_dict_is_described_in_langchains_shape() -> None:
+    langchain_printed = _printed(_TYPED_DICT_TOOLS)
+    assert "'age': {'description': 'age in years', 'default': 30, 'type': 'integer'}" in (
+        langchain_printed
+    )
+    assert _printed(_ported(_TYPED_DICT_TOOLS)) == langchain_printed
+

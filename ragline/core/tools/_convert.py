@@ -8,14 +8,17 @@ spec ``{"name", "description", "parameters"}``, or a JSON Schema with a ``title`
 
 from __future__ import annotations
 
+import inspect
+import types
+import typing
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from ragline.core.tools._base import BaseTool
-from ragline.core.tools._schema import ArgsSchema
+from ragline.core.tools._schema import ArgsSchema, _plain_schema, parse_google_docstring
 from ragline.core.tools._validate import is_pydantic_model, is_typeddict
 
 __all__ = [
@@ -95,12 +98,11 @@ def _function_spec(function: Any) -> dict[str, Any]:
         return _spec(function.name, function.description, schema.json_schema())
     if isinstance(function, Mapping):
         return _spec_from_dict(function)
-    if is_pydantic_model(function) or (isinstance(function, type) and is_typeddict(function)):
-        schema = (
-            ArgsSchema.from_model(function)
-            if is_pydantic_model(function)
-            else _typeddict_schema(function)
-        )
+    if isinstance(function, type) and is_typeddict(function):
+        description, parameters = _typeddict_object(function)
+        return _spec(function.__name__, description, parameters)
+    if is_pydantic_model(function):
+        schema = ArgsSchema.from_model(function)
         return _spec(schema.name, schema.description, schema.json_schema())
     if callable(function) and not isinstance(function, type):
         name = getattr(function, "__name__", None)
@@ -138,16 +140,62 @@ def _spec_from_dict(function: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-def _typeddict_schema(cls: type) -> ArgsSchema:
-    from ragline.core.tools._schema import _class_schema
+# A TypedDict is described as LangChain describes one: through a pydantic-v1 model built
+# from it. So its keys come in v1's order (``type``, ``properties``, ``required``; a
+# field's ``description`` and ``default`` before its type), ``Annotated[T, default,
+# "text"]`` gives a default (the field then not required) and a description, an ``Args:``
+# block of the docstring describes the fields, and ``Optional[T]`` is described as ``T``.
+# Unlike LangChain, a TypedDict without a docstring of its own is not described by dict's.
+_V1_SIMPLE_TYPES = {int: "integer", str: "string", float: "number", bool: "boolean"}
 
-    schema = _class_schema(cls)
-    return ArgsSchema(
-        name=cls.__name__,
-        properties=schema["properties"],
-        required=schema["required"],
-        description=schema.get("description", ""),
-    )
+
+def _typeddict_object(cls: type) -> tuple[str, dict[str, Any]]:
+    """``(description, JSON Schema)`` of a TypedDict, in pydantic v1's shape."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    doc = inspect.getdoc(cls) if cls.__doc__ else None
+    description, documented = parse_google_docstring(doc, list(hints), strict=False)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, hint in hints.items():
+        default: Any = ...
+        text = None
+        if typing.get_origin(hint) is typing.Annotated:
+            hint, *extras = typing.get_args(hint)
+            if extras:
+                default = extras[0]
+            if len(extras) > 1 and isinstance(extras[1], str):
+                text = extras[1]
+        text = documented.get(name) or text
+        prop: dict[str, Any] = {"description": text} if text else {}
+        if default is not ... and default is not None:  # v1 leaves a None default out
+            prop["default"] = default
+        prop.update(_v1_type_schema(hint))
+        properties[name] = prop
+        if default is ...:
+            required.append(name)
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return description, schema
+
+
+def _v1_type_schema(hint: Any) -> dict[str, Any]:
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if hint in _V1_SIMPLE_TYPES:
+        return {"type": _V1_SIMPLE_TYPES[hint]}
+    if origin is typing.Union or origin is types.UnionType:
+        members = [member for member in arguments if member is not type(None)]
+        if len(members) == 1:
+            return _v1_type_schema(members[0])
+        return {"anyOf": [_v1_type_schema(member) for member in members]}
+    if origin in (list, Sequence):
+        return {"type": "array", "items": _v1_type_schema(arguments[0]) if arguments else {}}
+    if origin is dict and len(arguments) == 2:
+        return {"type": "object", "additionalProperties": _v1_type_schema(arguments[1])}
+    if isinstance(hint, type) and is_typeddict(hint):
+        description, schema = _typeddict_object(hint)
+        return {"description": description, **schema} if description else schema
+    return _plain_schema(hint)
 
 
 def _closed(schema: Any) -> Any:
