@@ -106,3 +106,38 @@ def test_a_typed_dict_is_described_in_langchains_shape() -> None:
     )
     assert _printed(_ported(_TYPED_DICT_TOOLS)) == langchain_printed
 
+
+# A probe beside the set (@tool(parse_docstring=True), as p11/p14 of set 71 use, on a
+# docstring whose description runs over two lines and two paragraphs): LangChain keeps
+# the line break inside a paragraph and joins paragraphs with a space; ragline joined
+# every line with a space.
+_MULTI_LINE_DESCRIPTION = """
+from langchain_core.tools import tool
+
+
+@tool(parse_docstring=True)
+def lookup(city: str, days: int = 1) -> str:
+    \"\"\"Look up the weather
+    for a city.
+
+    Uses the cached forecast.
+
+    Args:
+        city: the city
+            to look up.
+        days: how many days.
+    \"\"\"
+    return city
+
+
+print(repr(lookup.description))
+print(lookup.args)
+"""
+
+
+def test_a_parsed_docstring_keeps_a_paragraphs_line_breaks() -> None:
+    langchain_printed = _printed(_MULTI_LINE_DESCRIPTION)
+    assert langchain_printed.splitlines()[0] == (
+        "'Look up the weather\\nfor a city. Uses the cached forecast.'"
+    )
+    assert _printed(_ported(_MULTI_LINE_DESCRIPTION)) == langchain_printed

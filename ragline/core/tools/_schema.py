@@ -313,8 +313,9 @@ def parse_google_docstring(
     """Split a Google-style docstring into its description and per-argument texts.
 
     The description is the text before the first section (``Args:``, ``Returns:`` ...),
-    its lines joined by spaces; an ``Args:`` line ``name: text`` (or ``name (type):
-    text``) describes ``name``, and more-indented lines below continue it.
+    its paragraphs joined by a space, each keeping its line breaks (as LangChain reads
+    it); an ``Args:`` line ``name: text`` (or ``name (type): text``) describes ``name``,
+    and more-indented lines below continue it.
 
     Args:
         docstring: the docstring (already dedented, as ``inspect.getdoc`` returns it).
@@ -337,7 +338,10 @@ def parse_google_docstring(
         ('Add.', {'a': 'first.', 'b': 'second.'})
     """
     lines = (docstring or "").strip().splitlines()
+    # the description's paragraphs joined by a space, each keeping its own line breaks
+    # (as LangChain reads it: "First line\nsecond line. Next paragraph.")
     description: list[str] = []
+    paragraph: list[str] = []
     arguments: dict[str, str] = {}
     section = None
     current: str | None = None
@@ -350,7 +354,10 @@ def parse_google_docstring(
             continue
         if section is None:
             if line:
-                description.append(line)
+                paragraph.append(raw.rstrip())
+            elif paragraph:
+                description.append("\n".join(paragraph))
+                paragraph = []
             continue
         if section not in ("Args", "Arguments", "Parameters") or not line:
             continue
@@ -386,7 +393,7 @@ def parse_google_docstring(
                 f"the docstring describes argument(s) {', '.join(map(repr, unknown))} that "
                 f"the function does not take; its parameters are {', '.join(parameters)}"
             )
-    return " ".join(description), arguments
+    return " ".join([*description, "\n".join(paragraph)]).strip(), arguments
 
 
 # --------------------------------------------------------------------------- the schema
