@@ -63,6 +63,7 @@ from ragline.core.callbacks import CallbackManager, StdOutCallbackHandler
 from ragline.core.callbacks.manager import _AGENT_RUNS
 from ragline.core.callbacks.stdout import get_color_mapping
 from ragline.core.config import ensure_config, legacy_call_config, merge_configs
+from ragline.core.exceptions import AgentParsingError
 from ragline.core.globals import get_debug
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
@@ -92,7 +93,8 @@ class AgentExecutor(Chain):
             runs also interrupt the round in progress).
         early_stopping_method: what a limit returns: ``"force"`` (a fixed message) or
             ``"generate"`` (the agent answers from the steps so far).
-        handle_parsing_errors: a reply that does not parse: ``False`` raises; ``True``
+        handle_parsing_errors: a reply that does not parse: ``False`` raises
+            :class:`~ragline.core.exceptions.AgentParsingError` (a ``ValueError``); ``True``
             sends the parser's observation (or "Invalid or incomplete response") back
             to the model; a string sends that string; a callable, its result for the
             error.
@@ -552,10 +554,10 @@ class AgentExecutor(Chain):
     def _parsing_error_action(self, err: OutputParserException) -> AgentAction:
         handle = self.handle_parsing_errors
         if handle is False:
-            raise OutputParserException(
-                "An output parsing error occurred. In order to pass this error back to the "
-                "agent and have it try again, pass `handle_parsing_errors=True` to the "
-                f"AgentExecutor. This is the error: {err}"
+            raise AgentParsingError(
+                f"The agent's reply could not be parsed: {err}\nTo send the error back to "
+                "the agent and let it try again, give the AgentExecutor "
+                "handle_parsing_errors=True (or a message, or a function of the error)."
             ) from err
         text = str(err)
         if handle is True:

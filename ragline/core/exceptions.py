@@ -17,6 +17,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   ├── FilterError                      unknown operator or field in a metadata filter
     │   ├── DimensionError                   a vector of the wrong dimension, or NaN / inf
     │   ├── OutputParserException            a model's reply is not in the expected format
+    │   ├── AgentParsingError                an agent's reply did not parse and its executor
+    │   │                                    does not handle that; prints as ValueError
     │   └── ToolValidationError              a tool's arguments do not fit its schema
     ├── ConfigurationError (ValueError)      unknown configurable id, search_type, chain_type ...
     │   └── UnsupportedMethodError (NotImplementedError)  a model lacks that way of working
@@ -52,6 +54,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 __all__ = [
+    "AgentParsingError",
     "ArgumentTypeError",
     "ChainInputError",
     "ChainStepError",
@@ -300,6 +303,17 @@ class OutputParserException(InvalidInputError):
         self.observation = observation
         self.llm_output = llm_output
         self.send_to_llm = send_to_llm
+
+
+@printed_as(ValueError)
+class AgentParsingError(InvalidInputError):
+    """An agent's reply could not be parsed and its ``AgentExecutor`` has
+    ``handle_parsing_errors=False``, so the error is not sent back to the agent.
+
+    The parser's :class:`OutputParserException` is chained (``__cause__``). Prints as
+    ``ValueError``, the class LangChain's ``AgentExecutor`` raises there (not its
+    ``OutputParserException``).
+    """
 
 
 class ToolValidationError(InvalidInputError):

@@ -35,6 +35,7 @@ from ragline.core import (
     ToolException,
     ToolValidationError,
 )
+from ragline.core.exceptions import AgentParsingError
 from ragline.tools import Tool, tool
 
 QUESTION = "Where is Etna, and how tall?"
@@ -294,13 +295,14 @@ def test_handled_parsing_errors_go_back_to_the_model(handle, observation, log):
 def test_an_unhandled_parsing_error_names_the_switch():
     executor, _ = react("I am lost.")
     collector = RunCollectorCallbackHandler()
-    with pytest.raises(OutputParserException) as info:
+    with pytest.raises(AgentParsingError) as info:
         executor.invoke({"input": QUESTION}, {"callbacks": [collector]})
     assert str(info.value).startswith(
-        "An output parsing error occurred. In order to pass this error back to the agent and "
-        "have it try again, pass `handle_parsing_errors=True` to the AgentExecutor. This is the "
-        "error: Could not parse LLM output: `I am lost.`"
+        "The agent's reply could not be parsed: Could not parse LLM output: `I am lost.`\n"
     )
+    assert "handle_parsing_errors=True" in str(info.value)
+    assert type(info.value).__name__ == "ValueError"  # as LangChain's executor raises
+    assert isinstance(info.value.__cause__, OutputParserException)
     assert collector.traced_runs[0].exception is info.value
 
 

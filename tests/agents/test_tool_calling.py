@@ -35,6 +35,7 @@ from ragline.core import (
     ToolMessage,
     ToolValidationError,
 )
+from ragline.core.exceptions import AgentParsingError
 from ragline.tools import tool
 
 from ._math_tools import add, multiply
@@ -215,7 +216,7 @@ def test_bad_tool_calls():
         "`arguments` is not valid JSON."
     )
     executor, _ = agent_with(broken, FINAL)
-    with pytest.raises(OutputParserException, match="handle_parsing_errors=True"):
+    with pytest.raises(AgentParsingError, match="handle_parsing_errors=True"):
         executor.invoke({"input": "x"})
 
 
@@ -297,7 +298,7 @@ async def test_truncated_streamed_arguments_never_run_the_tool():
         "the `arguments` is not valid JSON."
     )
     executor, _ = agent_with(truncated, FINAL, tools=[delete_path])
-    with pytest.raises(OutputParserException, match="handle_parsing_errors=True"):
+    with pytest.raises(AgentParsingError, match="handle_parsing_errors=True"):
         await executor.ainvoke({"input": "clean up"})
     assert deleted == []
     # the same arguments complete still run, streamed

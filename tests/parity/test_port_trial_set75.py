@@ -36,3 +36,37 @@ def test_return_only_outputs_gives_every_key_of_the_agents_finish() -> None:
     langchain_printed = _printed(_FINISH_WITH_SEVERAL_KEYS)
     assert langchain_printed.startswith("{'answer': 'yes', 'sources': [3]}\n" * 2)
     assert _printed(_ported(_FINISH_WITH_SEVERAL_KEYS)) == langchain_printed
+
+
+# handle_parsing_errors_guide (set 75, p15): a ReAct agent whose reply has no "Action:",
+# run by an executor left at handle_parsing_errors=False; the program printed the error's
+# class. LangChain's executor raises ValueError (not its OutputParserException); ragline's
+# raised OutputParserException.
+_UNHANDLED_PARSING_ERROR = """
+import asyncio
+
+from langchain_classic.agents import AgentExecutor, create_react_agent
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.tools import Tool
+
+prompt = PromptTemplate.from_template("{tools} {tool_names} {input} {agent_scratchpad}")
+tools = [Tool(name="search", func=lambda q: q, description="look it up")]
+llm = FakeListLLM(responses=["I should search\\nAction Input: x"])
+executor = AgentExecutor(agent=create_react_agent(llm, tools, prompt), tools=tools)
+for call in (lambda: executor.invoke({"input": "q"}),
+             lambda: asyncio.run(executor.ainvoke({"input": "q"}))):
+    try:
+        call()
+    except OutputParserException as e:
+        print("parser exception", type(e).__name__)
+    except ValueError as e:
+        print(type(e).__name__, isinstance(e.__cause__, OutputParserException))
+"""
+
+
+def test_an_unhandled_parsing_error_raises_a_value_error_as_langchains() -> None:
+    langchain_printed = _printed(_UNHANDLED_PARSING_ERROR)
+    assert langchain_printed == "ValueError True\n" * 2
+    assert _printed(_ported(_UNHANDLED_PARSING_ERROR)) == langchain_printed
