@@ -63,3 +63,44 @@ def test_a_chunk_sum_keeps_the_left_id_and_takes_a_list_as_langchains() -> None:
         "TypeError",
     ]
     assert _printed(_ported(_CHUNK_SUMS)) == langchain_printed
+
+
+# Beside c745b8b (with_structured_output's bind_tools): a tool-call parser streamed over a
+# model without _stream. LangChain's parser makes the whole AIMessage a plain message
+# chunk, which has no tool_calls, so its stream yields [] (or nothing for one tool) where
+# invoke gives the calls; ragline's stream yields invoke's answer (a documented
+# difference: LangChain's stream loses the answer).
+_TOOL_PARSERS_STREAMED = """
+import asyncio
+from langchain_core.language_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.output_parsers.openai_tools import (
+    JsonOutputKeyToolsParser,
+    JsonOutputToolsParser,
+)
+
+reply = AIMessage("", tool_calls=[{"name": "P", "args": {"name": "Ann"}, "id": "c1"}])
+one = JsonOutputKeyToolsParser(key_name="P", first_tool_only=True)
+for parser in (JsonOutputToolsParser(), one):
+    chain = FakeMessagesListChatModel(responses=[reply]) | parser
+    print(chain.invoke("x"))
+    print(list(chain.stream("x")))
+
+
+async def main():
+    chain = FakeMessagesListChatModel(responses=[reply]) | JsonOutputToolsParser()
+    print([chunk async for chunk in chain.astream("x")])
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_tool_parser_streamed_over_a_whole_reply_gives_invokes_answer() -> None:
+    assert _printed(_TOOL_PARSERS_STREAMED) == (  # LangChain's stream loses the calls
+        "[{'args': {'name': 'Ann'}, 'type': 'P'}]\n[[]]\n{'name': 'Ann'}\n[]\n[[]]\n"
+    )
+    assert _printed(_ported(_TOOL_PARSERS_STREAMED)) == (
+        "[{'args': {'name': 'Ann'}, 'type': 'P'}]\n[[{'args': {'name': 'Ann'}, 'type': 'P'}]]\n"
+        "{'name': 'Ann'}\n[{'name': 'Ann'}]\n[[{'args': {'name': 'Ann'}, 'type': 'P'}]]\n"
+    )
