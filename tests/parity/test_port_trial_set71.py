@@ -141,3 +141,42 @@ def test_a_parsed_docstring_keeps_a_paragraphs_line_breaks() -> None:
         "'Look up the weather\\nfor a city. Uses the cached forecast.'"
     )
     assert _printed(_ported(_MULTI_LINE_DESCRIPTION)) == langchain_printed
+
+
+# A probe beside the set (Runnable.as_tool without a description, the runnable-as-tool
+# form of the theme's tool definitions): LangChain's tool is described by the
+# placeholder "Takes {the input JSON Schema}." (args_schema's when given); ragline's
+# description was empty, so print(tool.description) and the schema a model sees differed.
+_AS_TOOL_PLACEHOLDER = """
+from typing import List
+from pydantic import BaseModel
+from langchain_core.runnables import RunnableLambda
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+
+class Order(BaseModel):
+    item: str
+    quantity: List[int]
+
+
+def shout(text: str) -> str:
+    return text.upper() + "!"
+
+
+tools = [
+    RunnableLambda(lambda d: d["item"]).as_tool(Order, name="order"),
+    RunnableLambda(lambda d: d["a"], name="pick").as_tool(arg_types={"a": int}),
+    RunnableLambda(shout).as_tool(),
+    RunnableLambda(shout).as_tool(description="Shouts."),
+]
+for t in tools:
+    print(t.name, repr(t.description))
+print(convert_to_openai_tool(tools[0])["function"]["description"])
+print(tools[2].invoke("hi"))
+"""
+
+
+def test_a_runnable_made_a_tool_without_a_description_gets_langchains_placeholder() -> None:
+    langchain_printed = _printed(_AS_TOOL_PLACEHOLDER)
+    assert "shout \"Takes {'title': 'shout_input', 'type': 'string'}.\"" in langchain_printed
+    assert _printed(_ported(_AS_TOOL_PLACEHOLDER)) == langchain_printed

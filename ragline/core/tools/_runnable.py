@@ -31,6 +31,16 @@ def _dict_caller(runnable: Any) -> tuple[Any, Any]:
     return invoke, ainvoke
 
 
+def _default_description(runnable: Any, args_schema: Any) -> str:
+    """LangChain's placeholder for a tool made without a description: ``"Takes
+    {input JSON Schema}."``, the schema being ``args_schema``'s when one is given."""
+    if isinstance(args_schema, type):
+        runnable = runnable.with_types(input_type=args_schema)
+    elif isinstance(args_schema, Mapping):
+        return f"Takes {dict(args_schema)}."
+    return f"Takes {runnable.get_input_jsonschema()}."
+
+
 def runnable_as_tool(
     runnable: Any,
     *,
@@ -66,8 +76,10 @@ def runnable_as_tool(
         if declared.get("type") == "object" and declared.get("properties"):
             schema = declared
     tool_name = name or runnable.get_name()
+    if description is None:
+        description = _default_description(runnable, args_schema)
     if schema is None:
-        return Tool(tool_name, runnable.invoke, description or "", coroutine=runnable.ainvoke)
+        return Tool(tool_name, runnable.invoke, description, coroutine=runnable.ainvoke)
     if isinstance(schema, Mapping):
         # a schema object titled with the tool's name, as LangChain's model made from it
         # is (programs print args_schema.model_json_schema())
@@ -75,7 +87,7 @@ def runnable_as_tool(
     invoke, ainvoke = _dict_caller(runnable)
     return StructuredTool(
         name=tool_name,
-        description=description or "",
+        description=description,
         func=invoke,
         coroutine=ainvoke,
         args_schema=schema,
