@@ -81,6 +81,10 @@ class _AgentProtocol(Fields):
     :class:`BaseSingleActionAgent` or :class:`BaseMultiActionAgent` (siblings, as in
     LangChain)."""
 
+    # a stray keyword (ZeroShotAgent(llm_chain=..., tools=tools, verbose=True), as
+    # LangChain's agent guides write it) is dropped with a warning: LangChain's drops it
+    __ragline_extra__ = "ignore"
+
     stopped_message = STOPPED  # the "force" answer when a limit stops the executor
 
     @property

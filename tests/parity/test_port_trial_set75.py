@@ -70,3 +70,38 @@ def test_an_unhandled_parsing_error_raises_a_value_error_as_langchains() -> None
     langchain_printed = _printed(_UNHANDLED_PARSING_ERROR)
     assert langchain_printed == "ValueError True\n" * 2
     assert _printed(_ported(_UNHANDLED_PARSING_ERROR)) == langchain_printed
+
+
+# zero_shot_agent_memory (set 75, p26): LangChain's memory-agent guide builds
+# ZeroShotAgent(llm_chain=llm_chain, tools=tools, verbose=True); LangChain's agents drop
+# keywords that are not their fields, ragline's refused them with a TypeError.
+_AGENT_WITH_STRAY_KEYWORDS = """
+from langchain_classic.agents import AgentExecutor, Tool, ZeroShotAgent
+from langchain_classic.agents.agent import RunnableAgent
+from langchain_classic.chains import LLMChain
+from langchain_classic.memory import ConversationBufferMemory
+from langchain_core.agents import AgentFinish
+from langchain_core.language_models import FakeListLLM
+from langchain_core.runnables import RunnableLambda
+
+tools = [Tool(name="Search", func=lambda q: "1.4 billion", description="search")]
+prompt = ZeroShotAgent.create_prompt(
+    tools, suffix="{chat_history}\\nQuestion: {input}\\n{agent_scratchpad}",
+    input_variables=["input", "chat_history", "agent_scratchpad"],
+)
+llm = FakeListLLM(responses=["Action: Search\\nAction Input: India", "Final Answer: 1.4 billion"])
+agent = ZeroShotAgent(llm_chain=LLMChain(llm=llm, prompt=prompt), tools=tools, verbose=True)
+print(agent.allowed_tools, hasattr(agent, "tools"), hasattr(agent, "verbose"))
+memory = ConversationBufferMemory(memory_key="chat_history")
+chain = AgentExecutor.from_agent_and_tools(agent=agent, tools=tools, memory=memory)
+print(chain.run(input="How many people live in India?"))
+print(memory.buffer)
+finish = RunnableLambda(lambda x: AgentFinish({"output": "done"}, ""))
+print(AgentExecutor(agent=RunnableAgent(runnable=finish, name="x"), tools=tools).invoke({}))
+"""
+
+
+def test_an_agent_drops_keywords_that_are_not_its_fields_as_langchains() -> None:
+    langchain_printed = _printed(_AGENT_WITH_STRAY_KEYWORDS)
+    assert langchain_printed.startswith("None False False\n1.4 billion\n")
+    assert _printed(_ported(_AGENT_WITH_STRAY_KEYWORDS)) == langchain_printed
