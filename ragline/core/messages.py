@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, TypedDict, cast
 
 from ragline.core._model_methods import ModelMethods
 from ragline.core._partial_json import parse_partial_json
-from ragline.core.exceptions import InvalidInputError, NotAMessageError
+from ragline.core.exceptions import ArgumentTypeError, InvalidInputError, NotAMessageError
 
 __all__ = [
     "AIMessage",
@@ -812,7 +812,7 @@ class ToolMessageChunk(ToolMessage, BaseMessageChunk):
             **super()._merged_fields(other),
             "tool_call_id": self.tool_call_id,
             "status": "error" if "error" in (self.status, other.status) else "success",
-            "artifact": self.artifact if self.artifact is not None else other.artifact,
+            "artifact": _merge_artifacts(self.artifact, other.artifact),
         }
 
 
@@ -1026,6 +1026,30 @@ def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
         id=id,
         usage_metadata=usage,
         chunk_position=position,
+    )
+
+
+def _merge_artifacts(left: Any, right: Any) -> Any:
+    """Two tool message chunks' artifacts added up as LangChain's: one if the other is
+    None, else text joined, dicts and lists merged as streamed parts, equal values kept."""
+    if left is None or right is None:
+        return left if right is None else right
+    if type(left) is not type(right):
+        raise ArgumentTypeError(
+            f"cannot add artifacts of different types: {type(left).__name__} and "
+            f"{type(right).__name__}"
+        )
+    if isinstance(left, str):
+        return left + right
+    if isinstance(left, dict):
+        return _merge_dicts(left, right)
+    if isinstance(left, list):
+        return _merge_content(left, right)
+    if left == right:
+        return left
+    raise InvalidInputError(
+        f"cannot add artifacts {left!r:.60} and {right!r:.60}: only str, dict and list "
+        "artifacts add up, or two equal ones"
     )
 
 

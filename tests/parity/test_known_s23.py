@@ -65,7 +65,7 @@ def test_a_refused_retriever_keeps_raglines_error_class_and_text() -> None:
 # starting "lc_") over a run's "lc_run-" id over another "lc_" id, the first of equals;
 # a chunk plus a list of chunks is their sum.
 _CHUNK_IDS = """
-from langchain_core.messages import AIMessageChunk as A, HumanMessageChunk
+from langchain_core.messages import AIMessageChunk as A, HumanMessageChunk, ToolMessageChunk
 
 pairs = [("run-1", "chatcmpl-2"), ("chatcmpl-1", "lc_run-2"), ("lc_1", "msg_2"), ("p1", "p2"),
          ("lc_run-1", "lc_run-2"), ("lc_1", "lc_run-2"), ("lc_run-1", "lc_2"), (None, "x"),
@@ -76,6 +76,16 @@ print((A(content="a", id="lc_1") + A(content="b", id="lc_run-2") + A(content="c"
 listed = A(content="a", id="lc_1") + [A(content="b", id="lc_run-2"), A(content="c")]
 print(type(listed).__name__, listed.content, listed.id)
 print((HumanMessageChunk(content="a", id="lc_1") + HumanMessageChunk(content="b", id="2")).id)
+for left, right in [([1], [2]), ("a", "b"), ({"k": "a"}, {"k": "b", "n": 1}), (None, [3]),
+                    (7, 7), ([{"index": 0, "t": "a"}], [{"index": 0, "t": "b"}])]:
+    print((ToolMessageChunk(content="a", tool_call_id="1", artifact=left)
+           + ToolMessageChunk(content="b", tool_call_id="1", artifact=right)).artifact)
+for left, right, error in [([1], "b", TypeError), (1, 2, ValueError)]:
+    try:
+        ToolMessageChunk(content="a", tool_call_id="1", artifact=left) + ToolMessageChunk(
+            content="b", tool_call_id="1", artifact=right)
+    except error as e:
+        print(type(e).__name__ if error is TypeError else "refused")
 """
 
 
@@ -83,7 +93,9 @@ def test_the_id_of_added_reply_chunks_is_langchains_choice() -> None:
     langchain_printed = _printed(_CHUNK_IDS)
     assert langchain_printed.split("\n") == [
         "run-1", "chatcmpl-1", "msg_2", "p1", "lc_run-1", "lc_run-2", "lc_run-1", "x", "x",
-        "lc_2", "p", "AIMessageChunk abc lc_run-2", "lc_1", "",
+        "lc_2", "p", "AIMessageChunk abc lc_run-2", "lc_1", "[1, 2]", "ab",
+        "{'k': 'ab', 'n': 1}", "[3]", "7", "[{'index': 0, 't': 'ab'}]", "TypeError",
+        "refused", "",
     ]  # fmt: skip
     assert _printed(_ported(_CHUNK_IDS)) == langchain_printed
 
