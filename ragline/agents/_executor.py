@@ -420,8 +420,6 @@ class AgentExecutor(Chain):
                 outputs, finish = yield from self._body(inputs, run)
             if self.memory is not None:
                 self.memory.save_context(inputs, outputs)
-            if include_run_info:
-                outputs[RUN_KEY] = RunInfo(run.run_id)
         except StreamClosed:  # the consumer stopped reading: end the run here
             yield Effect(run.on_chain_end, run.aon_chain_end, None)
             return {}
@@ -429,6 +427,8 @@ class AgentExecutor(Chain):
             yield Effect(run.on_chain_error, run.aon_chain_error, err)
             raise
         yield Effect(run.on_chain_end, run.aon_chain_end, outputs)
+        if include_run_info:  # the caller's, not the run's end's: as LangChain adds it
+            outputs = {**outputs, RUN_KEY: RunInfo(run.run_id)}
         # the output chunk comes after the run's end, as LangChain's iterator yields it
         try:
             yield Emit(("finish", outputs, finish))

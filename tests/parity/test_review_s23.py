@@ -104,3 +104,46 @@ def test_a_tool_parser_streamed_over_a_whole_reply_gives_invokes_answer() -> Non
         "[{'args': {'name': 'Ann'}, 'type': 'P'}]\n[[{'args': {'name': 'Ann'}, 'type': 'P'}]]\n"
         "{'name': 'Ann'}\n[{'name': 'Ann'}]\n[[{'args': {'name': 'Ann'}, 'type': 'P'}]]\n"
     )
+
+
+# Beside 45a4aa2 (AgentExecutor's return_only_outputs): include_run_info. LangChain adds
+# the __run key to what invoke returns after the run has ended, so the executor's own
+# on_chain_end sees the outputs without it; ragline's handlers saw __run too.
+_AGENT_RUN_INFO = """
+from langchain_classic.agents import AgentExecutor, create_react_agent
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.tools import tool
+
+
+@tool
+def echo(x: str) -> str:
+    \"\"\"Echo x.\"\"\"
+    return x
+
+
+class Ends(BaseCallbackHandler):
+    def on_chain_end(self, outputs, **kwargs):
+        if kwargs.get("parent_run_id") is None:
+            print("end", sorted(outputs))
+
+
+prompt = PromptTemplate.from_template("{tools} {tool_names} {input} {agent_scratchpad}")
+for only_outputs in (False, True):
+    replies = ["Thought: x\\nAction: echo\\nAction Input: hi", "Final Answer: done"]
+    agent = create_react_agent(FakeListLLM(responses=replies), [echo], prompt)
+    executor = AgentExecutor(agent=agent, tools=[echo], callbacks=[Ends()])
+    result = executor.invoke(
+        {"input": "q"}, include_run_info=True, return_only_outputs=only_outputs
+    )
+    print(sorted(result))
+"""
+
+
+def test_an_agents_run_info_is_added_after_its_run_ends_as_langchains() -> None:
+    langchain_printed = _printed(_AGENT_RUN_INFO)
+    assert langchain_printed == (
+        "end ['output']\n['__run', 'input', 'output']\nend ['output']\n['__run', 'output']\n"
+    )
+    assert _printed(_ported(_AGENT_RUN_INFO)) == langchain_printed
