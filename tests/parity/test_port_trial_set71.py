@@ -180,3 +180,49 @@ def test_a_runnable_made_a_tool_without_a_description_gets_langchains_placeholde
     langchain_printed = _printed(_AS_TOOL_PLACEHOLDER)
     assert "shout \"Takes {'title': 'shout_input', 'type': 'string'}.\"" in langchain_printed
     assert _printed(_ported(_AS_TOOL_PLACEHOLDER)) == langchain_printed
+
+
+# save_assessment (p13 of set 71, a Russian tools guide): a tool argument named
+# ``config`` that is not a RunnableConfig (there an injected dict) never reaches
+# LangChain's function, so the guide's call raises TypeError (or the function silently
+# gets its default); ragline passes the value given. A difference ragline keeps
+# (docs/differences-from-langchain.md): both sides are pinned here.
+_ARGUMENT_NAMED_CONFIG = """
+from typing import Annotated
+from langchain_core.tools import InjectedToolArg, tool
+
+
+@tool
+def save(student_id: str, config: Annotated[dict, InjectedToolArg]) -> str:
+    \"\"\"Save.\"\"\"
+    return f"{student_id} {config}"
+
+
+@tool
+def label(text: str, config: str = "plain") -> str:
+    \"\"\"Label.\"\"\"
+    return f"{text}/{config}"
+
+
+print(list(save.tool_call_schema.model_json_schema()["properties"]), list(label.args))
+for call in [
+    lambda: save.invoke({"student_id": "s1", "config": {"k": 1}}),
+    lambda: label.invoke({"text": "t", "config": "bold"}),
+]:
+    try:
+        print(call())
+    except TypeError as e:
+        print("TypeError", e)
+"""
+
+
+def test_a_tool_argument_named_config_reaches_the_function() -> None:
+    assert _printed(_ARGUMENT_NAMED_CONFIG).splitlines()[1:] == [
+        "TypeError save() missing 1 required positional argument: 'config'",
+        "t/plain",
+    ]
+    assert _printed(_ported(_ARGUMENT_NAMED_CONFIG)).splitlines() == [
+        "['student_id'] ['text', 'config']",
+        "s1 {'k': 1}",
+        "t/bold",
+    ]
