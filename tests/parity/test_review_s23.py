@@ -147,3 +147,29 @@ def test_an_agents_run_info_is_added_after_its_run_ends_as_langchains() -> None:
         "end ['output']\n['__run', 'input', 'output']\nend ['output']\n['__run', 'output']\n"
     )
     assert _printed(_ported(_AGENT_RUN_INFO)) == langchain_printed
+
+
+# Review of 1a29579 (as_tool's placeholder description): an empty description is no
+# description to LangChain's as_tool (description or the placeholder); ragline's kept "".
+_AS_TOOL_EMPTY_DESCRIPTION = """
+from pydantic import BaseModel
+from langchain_core.runnables import RunnableLambda
+
+
+class Args(BaseModel):
+    a: int
+
+
+tool = RunnableLambda(lambda d: d["a"] * 2).as_tool(args_schema=Args, description="")
+print(tool.description)
+print(tool.invoke({"a": 2}))
+"""
+
+
+def test_as_tool_takes_an_empty_description_as_none_as_langchains() -> None:
+    langchain_printed = _printed(_AS_TOOL_EMPTY_DESCRIPTION)
+    assert langchain_printed == (
+        "Takes {'properties': {'a': {'title': 'A', 'type': 'integer'}}, 'required': ['a'], "
+        "'title': 'Args', 'type': 'object'}.\n4\n"
+    )
+    assert _printed(_ported(_AS_TOOL_EMPTY_DESCRIPTION)) == langchain_printed

@@ -76,7 +76,7 @@ def runnable_as_tool(
         if declared.get("type") == "object" and declared.get("properties"):
             schema = declared
     tool_name = name or runnable.get_name()
-    if description is None:
+    if not description:  # "" too: LangChain's takes the placeholder then
         description = _default_description(runnable, args_schema)
     if schema is None:
         return Tool(tool_name, runnable.invoke, description, coroutine=runnable.ainvoke)
