@@ -248,16 +248,16 @@ def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
 
 
 def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
-    # SelfAskOutputParser is not ragline's: its import stays, and the line port adds lets
-    # the LangChain parser run inside the chain ragline's prompt and model start.
+    # ReActJsonSingleInputOutputParser is not ragline's: its import stays, and the line port
+    # adds lets the LangChain parser run inside the chain ragline's prompt and model start.
     source = textwrap.dedent(
         """\
         from langchain_core.language_models import FakeListChatModel
-        from langchain_classic.agents.output_parsers import SelfAskOutputParser
+        from langchain_classic.agents.output_parsers import ReActJsonSingleInputOutputParser
         from langchain_core.prompts import PromptTemplate
 
 
-        class Lines(SelfAskOutputParser):
+        class Lines(ReActJsonSingleInputOutputParser):
             def parse(self, text):
                 return [line.strip() for line in text.strip().split("\\n")]
 

@@ -1,5 +1,5 @@
-"""``create_react_agent``, ``create_structured_chat_agent`` and
-``create_tool_calling_agent``: agents as Runnable chains.
+"""``create_react_agent``, ``create_structured_chat_agent``, ``create_tool_calling_agent``,
+``create_self_ask_with_search_agent`` and the others: agents as Runnable chains.
 
 Each returns ``RunnablePassthrough.assign(agent_scratchpad=...) | prompt | model |
 parser``, called with ``{**inputs, "intermediate_steps": [...]}``; give it to an
@@ -22,6 +22,7 @@ from ragline.agents._output_parsers import (
     JSONAgentOutputParser,
     OpenAIFunctionsAgentOutputParser,
     ReActSingleInputOutputParser,
+    SelfAskOutputParser,
     ToolsAgentOutputParser,
     XMLAgentOutputParser,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "create_json_chat_agent",
     "create_openai_functions_agent",
     "create_react_agent",
+    "create_self_ask_with_search_agent",
     "create_structured_chat_agent",
     "create_tool_calling_agent",
     "create_xml_agent",
@@ -113,6 +115,50 @@ def create_react_agent(
         | prompt
         | llm
         | (output_parser or ReActSingleInputOutputParser())
+    )
+
+
+def create_self_ask_with_search_agent(
+    llm: Runnable[Any, Any], tools: Sequence[BaseTool], prompt: BasePromptTemplate
+) -> Runnable[Any, Any]:
+    """A self-ask agent: the model asks itself follow-up questions (``Follow up: ...``),
+    each answered by the one tool, until it writes ``So the final answer is: ...``.
+
+    Args:
+        llm: a chat model or an LLM; it is bound to stop before writing an
+            ``Intermediate answer:`` itself.
+        tools: exactly one tool, named ``"Intermediate Answer"`` (a search that answers).
+        prompt: with ``{agent_scratchpad}`` (LangChain hub's ``hwchase17/self-ask-with-search``
+            shape: few-shot questions, then ``Question: {input}`` and
+            ``Are followup questions needed here:{agent_scratchpad}``); ``{chat_history}``,
+            if the prompt has it, defaults to ``""``.
+
+    Raises:
+        ValueError: the prompt lacks ``{agent_scratchpad}``, or the tools are not one tool
+            named ``"Intermediate Answer"``.
+    """
+    if "agent_scratchpad" not in _variables(prompt):
+        # a plain ValueError, as LangChain's (and the other create_*_agent functions here)
+        raise ValueError("Prompt missing required variables: ['agent_scratchpad']")
+    tools = list(tools)
+    if len(tools) != 1:
+        raise ValueError(f"a self-ask agent takes exactly one tool, got {len(tools)}")
+    if tools[0].name != "Intermediate Answer":
+        raise ValueError(
+            f"a self-ask agent's tool must be named 'Intermediate Answer', got {tools[0].name!r}"
+        )
+    return (
+        RunnablePassthrough.assign(
+            agent_scratchpad=lambda x: format_log_to_str(
+                x["intermediate_steps"],
+                observation_prefix="\nIntermediate answer: ",
+                llm_prefix="",
+            ),
+            chat_history=lambda x: x.get("chat_history", ""),
+        )
+        | prompt
+        | llm.bind(stop=["\nIntermediate answer:"])
+        | SelfAskOutputParser()
     )
 
 

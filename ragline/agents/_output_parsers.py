@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ragline.core import (
@@ -30,6 +31,7 @@ __all__ = [
     "MRKLOutputParser",
     "OpenAIFunctionsAgentOutputParser",
     "ReActSingleInputOutputParser",
+    "SelfAskOutputParser",
     "ToolsAgentOutputParser",
     "XMLAgentOutputParser",
     "parse_ai_message_to_tool_action",
@@ -158,6 +160,38 @@ class ReActSingleInputOutputParser(AgentOutputParser):
         from ragline.agents._prompts import FORMAT_INSTRUCTIONS
 
         return FORMAT_INSTRUCTIONS
+
+
+class SelfAskOutputParser(AgentOutputParser):
+    """Parse a self-ask reply by its last line: a follow-up question (``Follow up: <q>``)
+    becomes an :class:`AgentAction` for the ``Intermediate Answer`` tool with the text
+    after the reply's last colon; ``So the final answer is: <a>`` an :class:`AgentFinish`.
+
+    Raises (from ``parse``):
+        OutputParserException: the last line is neither.
+
+    Example:
+        >>> parser = SelfAskOutputParser()
+        >>> parser.parse("Yes.\\nFollow up: Who won?").tool_input
+        'Who won?'
+        >>> parser.parse("So the final answer is: Djokovic").return_values
+        {'output': 'Djokovic'}
+    """
+
+    followups: Sequence[str] = ("Follow up:", "Followup:")
+    finish_string: str = "So the final answer is: "
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        last_line = text.rpartition("\n")[2]
+        if any(marker in last_line for marker in self.followups):
+            question = text.rpartition(":")[2].strip()
+            return AgentAction("Intermediate Answer", question, text)
+        if self.finish_string in last_line:
+            # what follows the finish string's length, as LangChain's parser cuts it
+            return AgentFinish({"output": last_line[len(self.finish_string) :]}, text)
+        raise OutputParserException(
+            f"a self-ask reply must end with a follow-up question or the final answer; got: {text}"
+        )
 
 
 _CONVO_ACTION = re.compile(r"Action: (.*?)\n*Action Input: (.*)", re.DOTALL)

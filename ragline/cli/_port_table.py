@@ -26,8 +26,9 @@ PATHS: dict[str, dict[str, str]] = {
             "BaseMultiActionAgent BaseSingleActionAgent ConversationalAgent "
             "ConversationalChatAgent LLMSingleActionAgent ZeroShotAgent "
             "create_json_chat_agent create_openai_functions_agent "
-            "create_openai_tools_agent create_react_agent create_structured_chat_agent "
-            "create_tool_calling_agent create_xml_agent initialize_agent"
+            "create_openai_tools_agent create_react_agent create_self_ask_with_search_agent "
+            "create_structured_chat_agent create_tool_calling_agent create_xml_agent "
+            "initialize_agent"
         ),
         "ragline.sql": "create_sql_agent",
         "ragline.tools": "Tool tool",
@@ -118,7 +119,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.output_parsers": {
         "ragline.agents": (
             "JSONAgentOutputParser OpenAIFunctionsAgentOutputParser "
-            "ReActSingleInputOutputParser ToolsAgentOutputParser XMLAgentOutputParser"
+            "ReActSingleInputOutputParser SelfAskOutputParser ToolsAgentOutputParser "
+            "XMLAgentOutputParser"
         ),
     },
     "langchain_classic.agents.output_parsers.json": {
@@ -133,6 +135,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.output_parsers.react_single_input": {
         "ragline.agents": "ReActSingleInputOutputParser",
     },
+    "langchain_classic.agents.output_parsers.self_ask": {
+        "ragline.agents": "SelfAskOutputParser",
+    },
     "langchain_classic.agents.output_parsers.tools": {
         "ragline.agents": "ToolAgentAction ToolsAgentOutputParser",
     },
@@ -141,6 +146,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.react.agent": {
         "ragline.agents": "create_react_agent",
+    },
+    "langchain_classic.agents.self_ask_with_search.base": {
+        "ragline.agents": "create_self_ask_with_search_agent",
     },
     "langchain_classic.agents.structured_chat.base": {
         "ragline.agents": "create_structured_chat_agent",
@@ -1780,7 +1788,7 @@ MISSING: dict[str, str] = {
         "MRKLChain OpenAIFunctionsAgent OpenAIMultiFunctionsAgent ReActChain "
         "ReActTextWorldAgent SelfAskWithSearchChain StructuredChatAgent XMLAgent "
         "create_json_agent create_openapi_agent create_pbi_agent create_pbi_chat_agent "
-        "create_self_ask_with_search_agent create_spark_sql_agent "
+        "create_spark_sql_agent "
         "create_vectorstore_agent create_vectorstore_router_agent get_all_tool_names "
         "load_agent load_huggingface_tool load_tools"
     ),
@@ -1796,9 +1804,7 @@ MISSING: dict[str, str] = {
     ),
     "langchain_classic.agents.mrkl.base": "ChainConfig MRKLChain",
     "langchain_classic.agents.openai_functions_agent.base": "OpenAIFunctionsAgent",
-    "langchain_classic.agents.output_parsers": (
-        "ReActJsonSingleInputOutputParser SelfAskOutputParser"
-    ),
+    "langchain_classic.agents.output_parsers": "ReActJsonSingleInputOutputParser",
     "langchain_classic.agents.output_parsers.openai_tools": (
         "parse_ai_message_to_openai_tool_action"
     ),

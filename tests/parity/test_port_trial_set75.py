@@ -7,6 +7,8 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {"agents.SelfAskOutputParser", "agents.create_self_ask_with_search_agent"}
+
 # structured_output_agent (set 75, p08): a Runnable agent whose own parser finishes with
 # several return values ({"answer": ..., "sources": ...}), invoked with
 # return_only_outputs=True. LangChain gives the finish's keys; ragline kept only "output",
@@ -105,3 +107,59 @@ def test_an_agent_drops_keywords_that_are_not_its_fields_as_langchains() -> None
     langchain_printed = _printed(_AGENT_WITH_STRAY_KEYWORDS)
     assert langchain_printed.startswith("None False False\n1.4 billion\n")
     assert _printed(_ported(_AGENT_WITH_STRAY_KEYWORDS)) == langchain_printed
+
+
+# self_ask_with_search (set 75, p23): LangChain's self-ask agent guide,
+# create_self_ask_with_search_agent(llm, tools, prompt) with one "Intermediate Answer"
+# tool. ragline had neither it nor SelfAskOutputParser, so the port kept LangChain's
+# function, which cannot take ragline's prompt.
+_SELF_ASK = """
+from langchain_classic.agents import AgentExecutor, create_self_ask_with_search_agent
+from langchain_classic.agents.output_parsers import SelfAskOutputParser
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.tools import Tool
+
+answers = iter(["Novak Djokovic.", "Belgrade, Serbia."])
+tools = [Tool(name="Intermediate Answer", func=lambda q: next(answers), description="answers")]
+prompt = PromptTemplate.from_template(
+    "Question: {input}\\nAre followup questions needed here:{agent_scratchpad}"
+)
+llm = FakeListLLM(responses=[
+    " Yes.\\nFollow up: Who is the U.S. Open champion?",
+    "\\nFollow up: Where is he from?",
+    "\\nSo the final answer is: Belgrade",
+    "I am not sure.",
+])
+agent = create_self_ask_with_search_agent(llm, tools, prompt)
+executor = AgentExecutor(agent=agent, tools=tools, verbose=True,
+                         return_intermediate_steps=True, handle_parsing_errors=True,
+                         max_iterations=4)
+result = executor.invoke({"input": "Hometown of the champion?"})
+print(result["output"])
+print([(a.tool, a.tool_input, o) for a, o in result["intermediate_steps"]])
+parser = SelfAskOutputParser()
+for text in ("Follow up: a\\nIntermediate answer: b\\nFollowup: c?", "So the final answer is: x",
+             "x\\nSo the final answer is:y"):
+    try:
+        print(parser.parse(text))
+    except ValueError as e:
+        print(type(e).__name__)
+for bad in ([], tools * 2, [Tool(name="search", func=len, description="d")]):
+    try:
+        create_self_ask_with_search_agent(llm, bad, prompt)
+    except ValueError as e:
+        print(type(e).__name__)
+try:
+    create_self_ask_with_search_agent(llm, tools, PromptTemplate.from_template("{input}"))
+except ValueError as e:
+    print(type(e).__name__)
+"""
+
+
+def test_the_self_ask_with_search_agent_runs_as_langchains() -> None:
+    langchain_printed = _printed(_SELF_ASK)
+    assert "Belgrade\n[('Intermediate Answer', 'Who is the U.S. Open champion?'," in (
+        langchain_printed
+    )
+    assert _printed(_ported(_SELF_ASK)) == langchain_printed
