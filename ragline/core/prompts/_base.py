@@ -169,6 +169,20 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         prompt's example selector)."""
         return self.format_prompt(**kwargs)
 
+    async def aformat_prompt(self, **kwargs: Any) -> PromptValue:
+        """Async :meth:`format_prompt` (a few-shot prompt awaits its example selector).
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(PromptTemplate.from_template("Hi {name}").aformat_prompt(name="Ada"))
+            StringPromptValue(text='Hi Ada')
+        """
+        return await self._aformat_prompt(**kwargs)
+
+    async def aformat(self, **kwargs: Any) -> str:
+        """Async :meth:`format`: the text of :meth:`aformat_prompt`."""
+        return (await self.aformat_prompt(**kwargs)).to_string()
+
     @property
     def InputType(self) -> Any:
         """``dict[str, Any]``: the variables, by name (LangChain's input type)."""

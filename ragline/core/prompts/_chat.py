@@ -61,6 +61,10 @@ class BaseMessagePromptTemplate(ABC):
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         """Format this part into messages."""
 
+    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Async :meth:`format_messages` (inline unless the part awaits something)."""
+        return self.format_messages(**kwargs)
+
     def pretty_repr(self, html: bool = False) -> str:
         """A banner naming the part, then its template (LangChain's layout)."""
         raise NotImplementedError(f"{type(self).__name__} has no pretty form")
@@ -150,6 +154,10 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
         return self.message_class(
             self.prompt.format(**kwargs), additional_kwargs=dict(self.additional_kwargs)
         )
+
+    async def aformat(self, **kwargs: Any) -> BaseMessage:
+        """Async :meth:`format`."""
+        return self.format(**kwargs)
 
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         return [self.format(**kwargs)]
@@ -455,6 +463,10 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
             else:
                 content.append(part.format_block(kwargs))
         return self.message_class(content)
+
+    async def aformat(self, **kwargs: Any) -> BaseMessage:
+        """Async :meth:`format`."""
+        return self.format(**kwargs)
 
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         return [self.format(**kwargs)]
@@ -809,6 +821,22 @@ class ChatPromptTemplate(BasePromptTemplate):
 
     def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
         return ChatPromptValue(self.format_messages(**kwargs))
+
+    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Async :meth:`format_messages`: each part's ``aformat_messages`` is awaited (a
+        few-shot part's example selector)."""
+        values = self._with_partials(kwargs)
+        messages: list[BaseMessage] = []
+        for part in self.messages:
+            if isinstance(part, BaseMessage):
+                messages.append(part)
+            else:
+                messages.extend(await part.aformat_messages(**values))
+        return messages
+
+    async def aformat_prompt(self, **kwargs: Any) -> ChatPromptValue:
+        """Async :meth:`format_prompt` (through :meth:`aformat_messages`)."""
+        return ChatPromptValue(await self.aformat_messages(**kwargs))
 
     def partial(self, **kwargs: Any) -> ChatPromptTemplate:
         """A copy with some variables filled in.

@@ -460,6 +460,10 @@ class FewShotChatMessagePromptTemplate(_FewShot, BaseMessagePromptTemplate):
         """The examples as messages (the selector sees ``kwargs``)."""
         return self.format_prompt(**kwargs).to_messages()
 
+    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Async :meth:`format_messages` (the selector's ``aselect_examples`` awaited)."""
+        return (await self._aformat_prompt(**kwargs)).to_messages()
+
     def format(self, **kwargs: Any) -> str:
         """The examples as a ``Role: text`` transcript."""
         return get_buffer_string(self.format_messages(**kwargs))
