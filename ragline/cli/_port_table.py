@@ -1282,14 +1282,14 @@ PATHS: dict[str, dict[str, str]] = {
             "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
             "AsyncCallbackManagerForToolRun BaseCallbackManager BaseRunManager "
             "CallbackManagerForChainRun CallbackManagerForLLMRun "
-            "CallbackManagerForRetrieverRun FileCallbackHandler "
+            "CallbackManagerForRetrieverRun Callbacks FileCallbackHandler "
             "StreamingStdOutCallbackHandler UsageMetadataCallbackHandler "
             "adispatch_custom_event dispatch_custom_event get_usage_metadata_callback"
         ),
     },
     "langchain_core.callbacks.base": {
         "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
-        "ragline.core.callbacks": "BaseCallbackManager",
+        "ragline.core.callbacks": "BaseCallbackManager Callbacks",
     },
     "langchain_core.callbacks.file": {
         "ragline.core.callbacks": "FileCallbackHandler",
@@ -1300,7 +1300,7 @@ PATHS: dict[str, dict[str, str]] = {
             "AsyncCallbackManager AsyncCallbackManagerForChainRun "
             "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
             "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
-            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun Callbacks "
             "adispatch_custom_event dispatch_custom_event"
         ),
     },
@@ -2425,12 +2425,12 @@ MISSING: dict[str, str] = {
     "langchain_community.vectorstores.utils": "filter_complex_metadata",
     "langchain_core.callbacks": (
         "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
-        "CallbackManagerForChainGroup CallbackManagerMixin Callbacks ChainManagerMixin "
+        "CallbackManagerForChainGroup CallbackManagerMixin ChainManagerMixin "
         "LLMManagerMixin ParentRunManager RetrieverManagerMixin RunManager "
         "RunManagerMixin ToolManagerMixin"
     ),
     "langchain_core.callbacks.base": (
-        "CallbackManagerMixin Callbacks ChainManagerMixin LLMManagerMixin "
+        "CallbackManagerMixin ChainManagerMixin LLMManagerMixin "
         "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
     ),
     "langchain_core.callbacks.manager": (

@@ -7,7 +7,11 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
-COVERS = {"agents.SelfAskOutputParser", "agents.create_self_ask_with_search_agent"}
+COVERS = {
+    "agents.SelfAskOutputParser",
+    "agents.create_self_ask_with_search_agent",
+    "core.callbacks.Callbacks",
+}
 
 # structured_output_agent (set 75, p08): a Runnable agent whose own parser finishes with
 # several return values ({"answer": ..., "sources": ...}), invoked with
@@ -163,3 +167,50 @@ def test_the_self_ask_with_search_agent_runs_as_langchains() -> None:
         langchain_printed
     )
     assert _printed(_ported(_SELF_ASK)) == langchain_printed
+
+
+# astream_events_cat_hiding (set 75, p17): a tool that takes ``callbacks: Callbacks`` and
+# passes them to the model it calls. ``Callbacks`` (langchain_core.callbacks, .base and
+# .manager) had no port-table row, so the port left LangChain's import in place.
+_TOOL_TAKING_CALLBACKS = """
+import asyncio
+
+from langchain_core.callbacks import BaseCallbackHandler, Callbacks
+from langchain_core.callbacks.base import Callbacks as BaseCallbacks
+from langchain_core.callbacks.manager import Callbacks as ManagerCallbacks
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.tools import tool
+
+print(Callbacks == BaseCallbacks == ManagerCallbacks)
+model = FakeListChatModel(responses=["socks, shoes"])
+
+
+class Names(BaseCallbackHandler):
+    def on_chat_model_start(self, serialized, messages, **kwargs):
+        print("model start", kwargs.get("name"))
+
+
+@tool
+async def get_items(place: str, callbacks: Callbacks) -> str:
+    '''Items in a place.'''
+    chain = ChatPromptTemplate.from_messages([("human", "{place}")]) | model.with_config(
+        {"run_name": "Items LLM", "callbacks": callbacks}
+    )
+    return "".join([c.content async for c in chain.astream({"place": place})])
+
+
+def helper(callbacks: Callbacks = None) -> Callbacks:
+    return callbacks
+
+
+print(sorted(get_items.args))
+print(asyncio.run(get_items.ainvoke({"place": "bed"}, {"callbacks": [Names()]})))
+print(helper([]))
+"""
+
+
+def test_the_callbacks_type_ports_and_a_tool_taking_it_runs_as_langchains() -> None:
+    langchain_printed = _printed(_TOOL_TAKING_CALLBACKS)
+    assert langchain_printed == "True\n['place']\nmodel start Items LLM\nsocks, shoes\n[]\n"
+    assert _printed(_ported(_TOOL_TAKING_CALLBACKS)) == langchain_printed
