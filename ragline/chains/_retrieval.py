@@ -36,7 +36,7 @@ from ragline.core import (
     RunnablePassthrough,
 )
 from ragline.core._checks import check_choice
-from ragline.core._drive import Emit
+from ragline.core._drive import Effect, Emit, adrive, drive
 from ragline.core.exceptions import ChainInputError
 
 __all__ = [
@@ -336,7 +336,30 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
     Use :meth:`from_chain_type`. With ``return_source_documents=True`` the output also
     has ``"source_documents"``. Seed 004's calling forms work: ``qa(query)`` (the dict)
     and ``qa.run(query)`` (the answer).
+
+    A subclass may override LangChain's hooks for the documents,
+    ``_get_docs(question, *, run_manager)`` (invoke) and ``_aget_docs`` (ainvoke), to
+    change what the model answers from (reorder, filter, add); ``run_manager`` is this
+    chain's run manager, and a hook without that parameter is called with the question
+    only, as LangChain's chain calls it.
     """
+
+    # the steps get the run, for the hooks' run_manager (see _answer_steps)
+    _steps_take_run = True
+    # whether a subclass overrides _get_docs / _aget_docs, and whether each takes
+    # run_manager: looked up once per class (__init_subclass__), not per call
+    _own_docs = False
+    _get_docs_takes_run = True
+    _aget_docs_takes_run = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._own_docs = (
+            cls._get_docs is not RetrievalQA._get_docs
+            or cls._aget_docs is not RetrievalQA._aget_docs
+        )
+        cls._get_docs_takes_run = "run_manager" in inspect.signature(cls._get_docs).parameters
+        cls._aget_docs_takes_run = "run_manager" in inspect.signature(cls._aget_docs).parameters
 
     def __init__(
         self,
@@ -578,10 +601,43 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
             output["source_documents"] = documents
         return output
 
-    def _answer_steps(self, input: Any) -> Steps:
-        """invoke / ainvoke: answer ``input[input_key]`` from the retrieved documents."""
+    def _get_docs(self, question: str, *, run_manager: Any) -> list[Any]:
+        """The documents to answer ``question`` from: the retriever's. A subclass may
+        override it (LangChain's hook); ``run_manager`` is this chain's run manager."""
+        return self.retriever.invoke(  # type: ignore[no-any-return]
+            question, config={"callbacks": run_manager.get_child()}
+        )
+
+    async def _aget_docs(self, question: str, *, run_manager: Any) -> list[Any]:
+        """Async twin of :meth:`_get_docs` (what ``ainvoke`` calls)."""
+        return await self.retriever.ainvoke(  # type: ignore[no-any-return]
+            question, config={"callbacks": run_manager.get_child()}
+        )
+
+    def _hook_docs(self, query: str, run: Any) -> list[Any]:
+        if self._get_docs_takes_run:
+            return self._get_docs(query, run_manager=run)
+        return self._get_docs(query)  # type: ignore[call-arg]
+
+    async def _ahook_docs(self, query: str, run: Any) -> list[Any]:
+        if self._aget_docs_takes_run:
+            return await self._aget_docs(query, run_manager=run)
+        return await self._aget_docs(query)  # type: ignore[call-arg]
+
+    def _run_steps(self, input: Any, run: Any = None) -> Any:
+        return drive(self._answer_steps(input, run))
+
+    async def _arun_steps(self, input: Any, run: Any = None) -> Any:
+        return await adrive(self._answer_steps(input, run))
+
+    def _answer_steps(self, input: Any, run: Any = None) -> Steps:
+        """invoke / ainvoke: answer ``input[input_key]`` from the retrieved documents
+        (a subclass's ``_get_docs`` / ``_aget_docs``, given the run, choose them)."""
         query = self._query(input)
-        documents = yield invoke(self.retriever, query)
+        if self._own_docs and run is not None:
+            documents = yield Effect(self._hook_docs, self._ahook_docs, query, run)
+        else:
+            documents = yield invoke(self.retriever, query)
         answer = yield invoke(self.combine_documents_chain, self._combine_input(query, documents))
         return self._result(query, documents, answer)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from ragline.core import InvalidInputError, Runnable, RunnableConfig
 from ragline.core._drive import (
@@ -53,6 +53,10 @@ class StepsChain(Runnable[dict[str, Any], Any]):
     public methods are here. Each call is one run of this chain, and every effect's call
     is a child run."""
 
+    # True in a chain whose steps need their run's manager (to hand a LangChain-style
+    # hook its ``run_manager``): ``_run_steps`` / ``_arun_steps`` then get (input, run)
+    _steps_take_run: ClassVar[bool] = False
+
     @abstractmethod
     def _answer_steps(self, input: Any) -> Steps:
         """Yield :func:`invoke` / :func:`batch` effects; return the chain's output."""
@@ -71,13 +75,18 @@ class StepsChain(Runnable[dict[str, Any], Any]):
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
         self._reject_kwargs(kwargs)
-        return self._returned(input, self._call_with_config(self._run_steps, input, config))
+        output = self._call_with_config(
+            self._run_steps, input, config, with_run_manager=self._steps_take_run
+        )
+        return self._returned(input, output)
 
     async def ainvoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
         self._reject_kwargs(kwargs)
-        output = await self._acall_with_config(self._arun_steps, input, config)
+        output = await self._acall_with_config(
+            self._arun_steps, input, config, with_run_manager=self._steps_take_run
+        )
         return self._returned(input, output)
 
     def _run_steps(self, input: Any) -> Any:
