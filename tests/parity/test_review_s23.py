@@ -173,3 +173,34 @@ def test_as_tool_takes_an_empty_description_as_none_as_langchains() -> None:
         "'title': 'Args', 'type': 'object'}.\n4\n"
     )
     assert _printed(_ported(_AS_TOOL_EMPTY_DESCRIPTION)) == langchain_printed
+
+
+# Review of d841f29 (a TypedDict described in pydantic v1's shape): bare list, tuple, set
+# and dict fields. v1 writes type before items, and a bare dict as {"type": "object"};
+# ragline wrote items first and added additionalProperties: true.
+_TYPEDDICT_BARE_FIELDS = """
+from typing_extensions import TypedDict
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+
+class Bag(TypedDict):
+    \"\"\"A bag.\"\"\"
+
+    items: list
+    pair: tuple
+    seen: set
+    extra: dict
+
+
+print(convert_to_openai_tool(Bag)["function"]["parameters"]["properties"])
+"""
+
+
+def test_a_typeddicts_bare_containers_are_described_as_langchains() -> None:
+    langchain_printed = _printed(_TYPEDDICT_BARE_FIELDS)
+    assert langchain_printed == (
+        "{'items': {'type': 'array', 'items': {}}, 'pair': {'type': 'array', 'items': {}}, "
+        "'seen': {'type': 'array', 'items': {}, 'uniqueItems': True}, "
+        "'extra': {'type': 'object'}}\n"
+    )
+    assert _printed(_ported(_TYPEDDICT_BARE_FIELDS)) == langchain_printed

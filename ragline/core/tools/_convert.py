@@ -55,7 +55,7 @@ def convert_to_openai_function(
     spec = _function_spec(function)
     if strict is not None:
         spec["strict"] = strict
-        if strict:
+        if strict and "parameters" in spec:
             spec["parameters"] = _closed(spec["parameters"])
     return spec
 
@@ -131,9 +131,17 @@ def _spec_from_dict(function: Mapping[str, Any]) -> dict[str, Any]:
         spec = dict(function)
         spec.setdefault("parameters", {"properties": {}, "type": "object"})
         return spec
-    if isinstance(function.get("title"), str):  # a JSON Schema
-        schema = ArgsSchema.from_json_schema(function)
-        return _spec(schema.name, schema.description, schema.json_schema())
+    if isinstance(function.get("title"), str):
+        # a JSON Schema, sent as LangChain sends it: as written, its title the name, its
+        # description (if any) the description, the rest the parameters (if it has
+        # properties)
+        rest = dict(function)
+        spec = {"name": rest.pop("title")}
+        if "description" in rest:
+            spec["description"] = rest.pop("description")
+        if rest and "properties" in rest:
+            spec["parameters"] = rest
+        return spec
     raise InvalidInputError(
         f"a tool dict needs a 'name' (or is a JSON Schema with a 'title'), got "
         f"{dict(function)!r:.100}"
@@ -147,6 +155,12 @@ def _spec_from_dict(function: Mapping[str, Any]) -> dict[str, Any]:
 # block of the docstring describes the fields, and ``Optional[T]`` is described as ``T``.
 # Unlike LangChain, a TypedDict without a docstring of its own is not described by dict's.
 _V1_SIMPLE_TYPES = {int: "integer", str: "string", float: "number", bool: "boolean"}
+_V1_BARE_TYPES: dict[Any, dict[str, Any]] = {
+    list: {"type": "array", "items": {}},
+    tuple: {"type": "array", "items": {}},
+    set: {"type": "array", "items": {}, "uniqueItems": True},
+    dict: {"type": "object"},
+}
 
 
 def _typeddict_object(cls: type) -> tuple[str, dict[str, Any]]:
@@ -183,6 +197,9 @@ def _v1_type_schema(hint: Any) -> dict[str, Any]:
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if hint in _V1_SIMPLE_TYPES:
         return {"type": _V1_SIMPLE_TYPES[hint]}
+    if hint in _V1_BARE_TYPES:  # v1's key order; a bare dict has no additionalProperties
+        return {key: dict(value) if isinstance(value, dict) else value
+                for key, value in _V1_BARE_TYPES[hint].items()}  # fmt: skip
     if origin is typing.Union or origin is types.UnionType:
         members = [member for member in arguments if member is not type(None)]
         if len(members) == 1:
