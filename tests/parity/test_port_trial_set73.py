@@ -100,3 +100,44 @@ def test_prompts_have_langchains_async_format_methods() -> None:
     assert "Antonyms for Ada\n\nInput: happy\nOutput: sad\n\nInput: tall" in langchain_printed
     assert "KeyError True" in langchain_printed
     assert _printed(_ported(_ASYNC_FORMAT)) == langchain_printed
+
+
+# print(few_shot_prompt): LangChain's prompts are pydantic models, whose str() is the
+# fields alone ("input_variables=[...] ..."); ragline's few-shot prompts printed their repr
+# (the class name and parentheses) there.
+_PRINTED_FEW_SHOT = """
+from langchain_core.prompts import (
+    ChatPromptTemplate,
+    FewShotChatMessagePromptTemplate,
+    FewShotPromptTemplate,
+    FewShotPromptWithTemplates,
+    PromptTemplate,
+)
+
+examples = [{"input": "2+2", "output": "4"}]
+example_prompt = PromptTemplate.from_template("{input} = {output}")
+prompts = [
+    FewShotPromptTemplate(
+        examples=examples, example_prompt=example_prompt, prefix="Sums", suffix="{q} =",
+        example_separator="\\n",
+    ),
+    FewShotPromptWithTemplates(
+        examples=examples, example_prompt=example_prompt,
+        suffix=PromptTemplate.from_template("{q} ="), input_variables=["q"],
+    ),
+    FewShotChatMessagePromptTemplate(
+        examples=examples,
+        example_prompt=ChatPromptTemplate.from_messages([("human", "{input}"), ("ai", "{output}")]),
+    ),
+]
+for prompt in prompts:
+    print(prompt)
+    print(str(prompt) == repr(prompt), f"{prompt}" == str(prompt))
+"""
+
+
+def test_a_printed_few_shot_prompt_shows_its_fields_as_langchains() -> None:
+    langchain_printed = _printed(_PRINTED_FEW_SHOT)
+    assert langchain_printed.startswith("input_variables=['q'] input_types={} partial_variables={}")
+    assert langchain_printed.count("False True") == 3
+    assert _printed(_ported(_PRINTED_FEW_SHOT)) == langchain_printed

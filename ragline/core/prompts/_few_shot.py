@@ -71,6 +71,9 @@ class _FewShot(BasePromptTemplate):
         self.examples = None if examples is None else [dict(example) for example in examples]
         self.example_selector = example_selector
 
+    def __str__(self) -> str:  # LangChain's printed form (pydantic's str: the fields alone)
+        return _joined(self._printed_fields(), " ")
+
     def _example_fields(self) -> list[tuple[str, Any]]:
         """The examples or the selector, whichever is set (LangChain's printed fields)."""
         if self.examples is not None:
