@@ -28,7 +28,7 @@ from typing import Any
 
 from ragline.core._checks import check_positive_int
 from ragline.core._drive import Effect, Operation, adrive, drive
-from ragline.core.exceptions import InvalidInputError
+from ragline.core.exceptions import InvalidInputError, PromptKeyError
 
 __all__ = [
     "BaseExampleSelector",
@@ -124,7 +124,8 @@ def _example_text(example: Mapping[str, Any], input_keys: Sequence[str] | None) 
     keys = sorted(input_keys if input_keys else example)
     missing = [key for key in keys if key not in example]
     if missing:
-        raise InvalidInputError(f"{dict(example)!r:.80} lacks the input key(s) {missing}")
+        # a KeyError (printed as one) where LangChain's selector raises KeyError
+        raise PromptKeyError(f"{dict(example)!r:.80} lacks the input key(s) {missing}")
     return " ".join(str(example[key]) for key in keys)
 
 

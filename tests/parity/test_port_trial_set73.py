@@ -141,3 +141,38 @@ def test_a_printed_few_shot_prompt_shows_its_fields_as_langchains() -> None:
     assert langchain_printed.startswith("input_variables=['q'] input_types={} partial_variables={}")
     assert langchain_printed.count("False True") == 3
     assert _printed(_ported(_PRINTED_FEW_SHOT)) == langchain_printed
+
+
+# A vector-store selector given input variables without one of its input_keys (or built
+# from an example without one): LangChain's raises KeyError; ragline's raised
+# InvalidInputError, a ValueError that ``except KeyError`` does not catch.
+_SELECTOR_MISSING_KEY = """
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.example_selectors import (
+    MaxMarginalRelevanceExampleSelector,
+    SemanticSimilarityExampleSelector,
+)
+from langchain_core.vectorstores import InMemoryVectorStore
+
+examples = [{"question": "2+2", "answer": "4"}, {"question": "3+3", "answer": "6"}]
+embeddings = DeterministicFakeEmbedding(size=8)
+for cls in (SemanticSimilarityExampleSelector, MaxMarginalRelevanceExampleSelector):
+    selector = cls.from_examples(
+        examples, embeddings, InMemoryVectorStore, k=1, input_keys=["question"]
+    )
+    for call in (
+        lambda: selector.select_examples({"input": "2+2"}),
+        lambda: cls.from_examples([{"answer": "4"}], embeddings, InMemoryVectorStore,
+                                  input_keys=["question"]),
+    ):
+        try:
+            call()
+        except KeyError as e:
+            print(cls.__name__, "KeyError caught:", type(e).__name__)
+"""
+
+
+def test_a_selector_missing_an_input_key_raises_a_key_error_as_langchains() -> None:
+    langchain_printed = _printed(_SELECTOR_MISSING_KEY)
+    assert langchain_printed.count("KeyError caught: KeyError") == 4
+    assert _printed(_ported(_SELECTOR_MISSING_KEY)) == langchain_printed
