@@ -226,3 +226,55 @@ def test_a_tool_argument_named_config_reaches_the_function() -> None:
         "s1 {'k': 1}",
         "t/bold",
     ]
+
+
+# A probe beside the set (a tool whose args_schema is a JSON Schema dict, as MCP-style
+# tool wrappers write them, and a titled JSON Schema given to convert_to_openai_function):
+# LangChain shows the dict's properties as written (tool.args) and sends the dict as
+# written, less its title, description, $defs and inner titles; ragline added titles to
+# tool.args and wrote the keys in its own order.
+_JSON_SCHEMA_ARGS = """
+from langchain_core.tools import StructuredTool, tool
+from langchain_core.utils.function_calling import convert_to_openai_function, convert_to_openai_tool
+
+schema = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "description": "the city"},
+        "days": {"type": "integer", "default": 1, "title": "Days"},
+    },
+    "required": ["city"],
+}
+
+
+@tool("weather", args_schema=schema, description="Weather for a city.")
+def weather(city: str, days: int = 1) -> str:
+    return f"{city}:{days}"
+
+
+fetch = StructuredTool.from_function(
+    func=lambda url: url, name="fetch", description="Fetch.", args_schema={
+        "properties": {"url": {"type": "string"}}, "required": ["url"], "type": "object"})
+print(weather.args)
+print(convert_to_openai_tool(weather))
+print(fetch.args, convert_to_openai_tool(fetch)["function"]["parameters"])
+print(weather.invoke({"city": "Oslo"}))
+print(repr(weather.invoke({"name": "weather", "args": {"city": "Rome", "days": 2}, "id": "w1",
+                           "type": "tool_call"})))
+print(convert_to_openai_function({
+    "title": "Lookup", "description": "Look something up.", "type": "object",
+    "properties": {"item": {"$ref": "#/$defs/Item"}},
+    "required": ["item"],
+    "$defs": {"Item": {"title": "Item", "type": "object",
+                       "properties": {"name": {"title": "Name", "type": "string"}}}},
+}))
+"""
+
+
+def test_a_json_schema_args_schema_is_shown_and_sent_as_written() -> None:
+    langchain_printed = _printed(_JSON_SCHEMA_ARGS)
+    assert langchain_printed.splitlines()[0] == (
+        "{'city': {'type': 'string', 'description': 'the city'}, "
+        "'days': {'type': 'integer', 'default': 1, 'title': 'Days'}}"
+    )
+    assert _printed(_ported(_JSON_SCHEMA_ARGS)) == langchain_printed

@@ -55,7 +55,7 @@ def convert_to_openai_function(
     spec = _function_spec(function)
     if strict is not None:
         spec["strict"] = strict
-        if strict:
+        if strict and "parameters" in spec:
             spec["parameters"] = _closed(spec["parameters"])
     return spec
 
@@ -131,9 +131,17 @@ def _spec_from_dict(function: Mapping[str, Any]) -> dict[str, Any]:
         spec = dict(function)
         spec.setdefault("parameters", {"properties": {}, "type": "object"})
         return spec
-    if isinstance(function.get("title"), str):  # a JSON Schema
-        schema = ArgsSchema.from_json_schema(function)
-        return _spec(schema.name, schema.description, schema.json_schema())
+    if isinstance(function.get("title"), str):
+        # a JSON Schema, sent as LangChain sends it: as written, its title the name, its
+        # description (if any) the description, the rest the parameters (if it has
+        # properties)
+        rest = dict(function)
+        spec = {"name": rest.pop("title")}
+        if "description" in rest:
+            spec["description"] = rest.pop("description")
+        if rest and "properties" in rest:
+            spec["parameters"] = rest
+        return spec
     raise InvalidInputError(
         f"a tool dict needs a 'name' (or is a JSON Schema with a 'title'), got "
         f"{dict(function)!r:.100}"

@@ -261,6 +261,15 @@ def _inline_refs(schema: Any, definitions: dict[str, Any] | None = None) -> Any:
     }
 
 
+def _given_parameters(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON Schema given as a dict, as LangChain sends it to a model: as written, its
+    references inlined, without its ``$defs``, its own ``title`` and ``description``, or
+    the ``title`` keys inside."""
+    inlined = _inline_refs(dict(schema))
+    kept = {k: v for k, v in inlined.items() if k not in ("title", "description")}
+    return _strip_titles(kept)  # type: ignore[no-any-return]
+
+
 def _strip_titles(schema: Any) -> Any:
     """Remove pydantic's ``title`` keys (property names are already there)."""
     if isinstance(schema, list):
@@ -440,6 +449,9 @@ class ArgsSchema:
         self._additional = additional_properties
         self.injected: dict[str, type[InjectedToolArg]] = dict(injected or {})
         self._checks: dict[str, Callable[[Any, str], Any]] | None = None
+        # a JSON Schema dict a tool was given as its args_schema, kept as written: LangChain
+        # shows it as it is (tool.args) and sends it as it is (convert_to_openai_tool)
+        self._given: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"ArgsSchema(name={self.name!r}, arguments={list(self.properties)})"
@@ -608,7 +620,9 @@ class ArgsSchema:
         if is_pydantic_model(value):
             return cls.from_model(value)
         if isinstance(value, Mapping):
-            return cls.from_json_schema(value, name=name)
+            schema = cls.from_json_schema(value, name=name)
+            schema._given = dict(value)
+            return schema
         raise InvalidInputError(
             f"args_schema of {name!r} must be a pydantic model class, a JSON Schema dict or "
             f"an ArgsSchema, got {value!r:.80}"
@@ -656,7 +670,7 @@ class ArgsSchema:
     def titled(self, name: str, description: str) -> ArgsSchema:
         """The same arguments under another ``name`` and ``description`` (a tool's
         ``tool_call_schema`` is titled with the tool's)."""
-        return ArgsSchema(
+        titled = ArgsSchema(
             name=name,
             properties=self.properties,
             required=self.required,
@@ -666,12 +680,16 @@ class ArgsSchema:
             additional_properties=self._additional,
             injected=self.injected,
         )
+        titled._given = self._given
+        return titled
 
     # ---- views ----
     def json_schema(self) -> dict[str, Any]:
         """``{"properties": ..., "required": [...], "type": "object"}`` (required only if
         any), as tools are described to models; of a ``pydantic.v1`` model ``type`` comes
         first, as v1 writes it."""
+        if self._given is not None:
+            return _given_parameters(self._given)
         if self.model is not None and not hasattr(self.model, "model_json_schema"):
             # a pydantic.v1 model: in v1's key order, as LangChain converts it
             schema: dict[str, Any] = {"type": "object", "properties": self.properties}
@@ -712,6 +730,8 @@ class ArgsSchema:
         """``properties`` with pydantic's per-property ``title`` (what ``tool.args`` shows);
         of a ``pydantic.v1`` model, its properties as v1 writes them (``title`` first, a
         nested model as a ``$ref``)."""
+        if self._given is not None:
+            return dict(self._given.get("properties", {}))
         v1 = self._pydantic_v1_schema()
         if v1 is not None:
             written = v1.get("properties", {})
