@@ -9,6 +9,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   │   ├── PromptKeyError               ... a prompt's variable; prints as KeyError
     │   │   └── DocumentVariableError        ... format_document's; prints as ValueError
     │   ├── NotAMessageError                 not a message where messages go; prints as ValueError
+    │   ├── UnsupportedPromptPartError (NotImplementedError)  not a part a chat prompt
+    │   │                                    takes; prints as NotImplementedError
     │   ├── TokenLimitError                  documents that cannot be brought under token_max
     │   │                                    (map-reduce); prints as ValueError
     │   ├── PromptInputTypeError (TypeError) a prompt invoked with a non-dict; prints as TypeError
@@ -85,6 +87,7 @@ __all__ = [
     "ToolException",
     "ToolValidationError",
     "UnsupportedMethodError",
+    "UnsupportedPromptPartError",
     "printed_as",
 ]
 
@@ -211,6 +214,16 @@ class MemoryKeyError(InvalidInputError):
     no ``input_key`` / ``output_key`` set on the memory.
 
     Prints as ``ValueError``, the class LangChain's memories raise there.
+    """
+
+
+@printed_as(NotImplementedError)
+class UnsupportedPromptPartError(InvalidInputError, NotImplementedError):
+    """A chat prompt was given a part it cannot hold (a number, a list, a
+    ``PromptTemplate``) in ``from_messages``, ``append`` or ``extend``.
+
+    Also a ``NotImplementedError`` and prints as one, the class LangChain's chat prompt
+    raises there ("Unsupported message type").
     """
 
 

@@ -207,6 +207,11 @@ for form in forms:
 prompt = ChatPromptTemplate.from_messages([("system", "Be {mood}.")])
 prompt.extend([("human", "{q}"), "tail {q}"])
 print(prompt.format_messages(mood="x", q="y"))
+for part in [3, [("human", "x")], ("human", "x", "y")]:
+    try:
+        prompt.append(part)
+    except (NotImplementedError, ValueError) as e:
+        print(type(e).__name__)
 """
 
 
@@ -216,7 +221,7 @@ def test_chat_prompt_append_formats_every_form_as_langchains() -> None:
     assert lines[0] == "[('system', 'Be kind.'), ('human', 'Hello {q}')]"
     assert lines[5] == "[('system', 'Be kind.'), ('human', 'Q: hi'), ('ai', 'A: hi')]"
     assert lines[3] == "[('system', 'Be kind.'), ('ai', 'old')]"
-    assert len(lines) == 10
+    assert lines[10:] == ["NotImplementedError", "NotImplementedError", "ValueError"]
     assert _printed(_ported(_APPEND_FORMS)) == langchain_printed
 
 

@@ -17,7 +17,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from ragline.core._checks import check_optional_positive_int
-from ragline.core.exceptions import InvalidInputError, PromptKeyError
+from ragline.core.exceptions import (
+    InvalidInputError,
+    NotAMessageError,
+    PromptKeyError,
+    UnsupportedPromptPartError,
+)
 from ragline.core.messages import (
     AIMessage,
     BaseMessage,
@@ -510,7 +515,10 @@ def _to_part(item: Any, template_format: str) -> list[_Part]:
     if isinstance(item, dict) and "role" in item and "content" in item:
         item = (item["role"], item["content"])
     if not (isinstance(item, tuple) and len(item) == 2):
-        raise InvalidInputError(
+        # LangChain: NotImplementedError for a part of another type, ValueError for a
+        # tuple of another length
+        error = NotAMessageError if isinstance(item, tuple) else UnsupportedPromptPartError
+        raise error(
             f"cannot use {item!r} in a chat prompt; expected a (role, template) tuple, a "
             f"message, a message template or a MessagesPlaceholder"
         )
