@@ -299,13 +299,21 @@ class EmbeddingsRedundantFilter(BaseDocumentTransformer):
             f"{_fn_repr(self.similarity_fn)})"
         )
 
-    def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
+    def transform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> list[_DocumentWithState]:
         """Return the documents without their near-duplicates, in their order (``kwargs``
-        are ignored, as LangChain's filter ignores them)."""
+        are ignored, as LangChain's filter ignores them). Each comes back as LangChain's
+        does, a ``_DocumentWithState`` whose ``state`` has its embedding
+        (``embedded_doc``); ragline's keeps the document's id."""
         documents = list(documents)
-        if len(documents) < 2:
-            return documents
+        if not documents:
+            return []
         vectors = self.embeddings.embed_documents_array([d.page_content for d in documents])
+        return [_with_embedding(documents[i], vectors[i]) for i in self._kept(documents, vectors)]
+
+    def _kept(self, documents: list[Document], vectors: Any) -> list[int]:
+        """The indexes of the documents to keep, in order."""
         if self.similarity_fn is not None:
             name = "EmbeddingsRedundantFilter"
             similarity = _similarity_matrix(name, self.similarity_fn, vectors, vectors)
@@ -318,7 +326,7 @@ class EmbeddingsRedundantFilter(BaseDocumentTransformer):
             for index in range(len(documents)):
                 if not similar[index, kept].any():
                     kept.append(index)
-            return [documents[i] for i in kept]
+            return kept
         # pairs (later, earlier), most similar first; equal similarities in reverse order
         # of (later, earlier), as LangChain's order comes out
         later, earlier = np.nonzero(np.tril(similar, k=-1))
@@ -327,7 +335,17 @@ class EmbeddingsRedundantFilter(BaseDocumentTransformer):
         for pair in order:
             if not dropped[later[pair]] and not dropped[earlier[pair]]:
                 dropped[earlier[pair]] = True
-        return [d for d, gone in zip(documents, dropped, strict=True) if not gone]
+        return [i for i, gone in enumerate(dropped.tolist()) if not gone]
+
+
+def _with_embedding(document: Document, vector: Any) -> _DocumentWithState:
+    """``document`` as a ``_DocumentWithState`` (its id and any state kept) whose state
+    has its embedding, a list of floats, as LangChain's filters record it."""
+    state = dict(document.state) if isinstance(document, _DocumentWithState) else {}
+    state["embedded_doc"] = np.asarray(vector, dtype=np.float64).tolist()
+    return _DocumentWithState(
+        document.page_content, metadata=document.metadata, id=document.id, state=state
+    )
 
     async def atransform_documents(
         self, documents: Sequence[Document], **kwargs: Any

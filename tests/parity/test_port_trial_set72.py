@@ -71,3 +71,35 @@ def test_a_retrieval_qa_subclass_hook_chooses_the_documents() -> None:
         "async hook doc 1",
     ]
     assert _printed(_ported(_GET_DOCS_HOOK)) == langchain_printed
+
+
+# a probe beside the trial (the theme's EmbeddingsRedundantFilter): LangChain's filter
+# returns its stateful copies (_DocumentWithState, the embedding under
+# state["embedded_doc"]), so a program reading d.state after it, or printing the
+# documents' class, differed; ragline returned the plain documents.
+_REDUNDANT_FILTER_STATE = """
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_classic.retrievers.document_compressors import DocumentCompressorPipeline
+from langchain_community.document_transformers import (
+    EmbeddingsRedundantFilter,
+    LongContextReorder,
+)
+
+emb = DeterministicFakeEmbedding(size=16)
+docs = [Document(page_content=t, metadata={"i": i}) for i, t in enumerate("aabcad")]
+redundant = EmbeddingsRedundantFilter(embeddings=emb)
+for found in (redundant.transform_documents(docs), redundant.transform_documents(docs[:1])):
+    print([(type(d).__name__, d.metadata["i"], sorted(d.state)) for d in found])
+    print([len(d.state["embedded_doc"]) for d in found])
+print(redundant.transform_documents([]))
+pipeline = DocumentCompressorPipeline(transformers=[redundant, LongContextReorder()])
+print([(type(d).__name__, d.metadata["i"]) for d in pipeline.compress_documents(docs, "q")])
+"""
+
+
+def test_the_redundant_filter_returns_documents_with_their_embedding_state() -> None:
+    langchain_printed = _printed(_REDUNDANT_FILTER_STATE)
+    assert "('_DocumentWithState', 2, ['embedded_doc'])" in langchain_printed
+    assert "[16, 16, 16, 16]" in langchain_printed
+    assert _printed(_ported(_REDUNDANT_FILTER_STATE)) == langchain_printed

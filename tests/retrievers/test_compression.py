@@ -340,6 +340,11 @@ NEAR = [
 # cosines: 0~1 = 1.0, 0~2 = 1~2 = .850, 3~4 = .858, across topics < 0
 
 
+def _plain(documents):
+    """The documents without a filter's state (``_DocumentWithState.to_document``)."""
+    return [d.to_document() for d in documents]
+
+
 @pytest.mark.parametrize(
     ("threshold", "kept", "kept_first"),
     [
@@ -355,10 +360,17 @@ def test_redundant_filter_drops_the_earlier_of_each_close_pair_or_keeps_the_firs
 ):
     docs = [Document(text, {"n": i}) for i, text in enumerate(NEAR)]
     dedup = EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=threshold)
-    assert dedup.transform_documents(docs) == [docs[i] for i in kept]
-    assert dedup.transform_documents(docs[:1]) == docs[:1]
+    result = dedup.transform_documents(docs)
+    assert _plain(result) == [docs[i] for i in kept]
+    # LangChain's filter returns its stateful copies: each with its embedding
+    assert all(type(d).__name__ == "_DocumentWithState" for d in result)
+    assert [d.state["embedded_doc"] for d in result] == [
+        EMBEDDINGS.embed_documents([docs[i].page_content])[0] for i in kept
+    ]
+    assert _plain(dedup.transform_documents(docs[:1])) == docs[:1]
+    assert dedup.transform_documents([]) == []
     first = EmbeddingsRedundantFilter(EMBEDDINGS, threshold, keep_first=True)
-    assert first.transform_documents(docs) == [docs[i] for i in kept_first]
+    assert _plain(first.transform_documents(docs)) == [docs[i] for i in kept_first]
     assert repr(first) == (
         "EmbeddingsRedundantFilter(embeddings=HashingEmbeddings, "
         f"similarity_threshold={threshold}, keep_first=True)"
@@ -534,7 +546,7 @@ def test_a_similarity_fn_replaces_the_cosine_and_is_checked():
         EMBEDDINGS, similarity_threshold=-0.01, similarity_fn=negative_distance
     )
     # only the two equal embeddings (cosine 1.0) are this close: the later stays
-    assert dedup.transform_documents(docs) == docs[1:]
+    assert _plain(dedup.transform_documents(docs)) == docs[1:]
     assert repr(dedup).endswith("similarity_fn=negative_distance)")
     near = EmbeddingsFilter(EMBEDDINGS, -0.01, k=None, similarity_fn=negative_distance)
     kept = near.compress_documents(docs, NEAR[0])
