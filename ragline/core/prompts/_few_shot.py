@@ -74,6 +74,10 @@ class _FewShot(BasePromptTemplate):
     def __str__(self) -> str:  # LangChain's printed form (pydantic's str: the fields alone)
         return _joined(self._printed_fields(), " ")
 
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        """The fields LangChain prints, in its order: each kind lists its own."""
+        raise NotImplementedError
+
     def _example_fields(self) -> list[tuple[str, Any]]:
         """The examples or the selector, whichever is set (LangChain's printed fields)."""
         if self.examples is not None:
