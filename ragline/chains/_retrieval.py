@@ -38,6 +38,7 @@ from ragline.core import (
 from ragline.core._checks import check_choice
 from ragline.core._drive import Effect, Emit, adrive, drive
 from ragline.core.exceptions import ChainInputError
+from ragline.core.runnables.base import adopt_runnable
 
 __all__ = [
     "CHAIN_TYPES",
@@ -313,7 +314,8 @@ def create_retrieval_chain(
         >>> chain.invoke({"input": "Capital of France?"})["answer"]
         'Paris'
     """
-    if not isinstance(retriever, Runnable) or not isinstance(combine_docs_chain, Runnable):
+    retriever, combine_docs_chain = adopt_runnable(retriever), adopt_runnable(combine_docs_chain)
+    if retriever is None or combine_docs_chain is None:
         raise InvalidInputError(
             "create_retrieval_chain takes a retriever and a chain, both Runnables"
         )
@@ -378,8 +380,10 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         memory: Any = None,
         callback_manager: Any = None,
     ) -> None:
-        if not isinstance(retriever, Runnable):
+        adopted = adopt_runnable(retriever)
+        if adopted is None:
             raise InvalidInputError(f"retriever must be a Runnable, got {type(retriever).__name__}")
+        retriever = adopted
         if combine_documents_chain.output_key is None:
             raise InvalidInputError(
                 "RetrievalQA needs a documents chain with an output_key (use load_qa_chain)"

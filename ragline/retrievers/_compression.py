@@ -19,6 +19,7 @@ from typing import Any
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core.config import use_config
 from ragline.core.fields import warn_ignored_keywords
+from ragline.core.runnables.base import adopt_runnable
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_documents
 
@@ -113,13 +114,14 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
                 "ContextualCompressionRetriever base_compressor needs a compress_documents "
                 f"method, got {type(base_compressor).__name__}"
             )
-        if not isinstance(base_retriever, Runnable):
+        adopted = adopt_runnable(base_retriever)
+        if adopted is None:
             raise InvalidInputError(
                 "ContextualCompressionRetriever base_retriever must be a retriever (a Runnable), "
                 f"got {type(base_retriever).__name__}"
             )
         self.base_compressor = base_compressor
-        self.base_retriever = base_retriever
+        self.base_retriever = adopted
         # LangChain's retriever fields (a retriever's and a runnable's), kept as there
         if tags is not None:
             self.tags = list(tags)

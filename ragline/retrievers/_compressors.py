@@ -28,6 +28,7 @@ from ragline.core._checks import (
     check_optional_positive_int,
 )
 from ragline.core._optional import require
+from ragline.core.runnables.base import adopt_runnable
 from ragline.retrievers._compression import BaseDocumentCompressor
 
 if TYPE_CHECKING:
@@ -521,10 +522,12 @@ class LLMDocumentCompressor(BaseDocumentCompressor):
         get_input: Callable[[str, Document], Any] = default_get_input,
     ) -> None:
         name = type(self).__name__
-        if not isinstance(llm_chain, Runnable):
+        adopted = adopt_runnable(llm_chain)
+        if adopted is None:
             raise InvalidInputError(
                 f"{name} llm_chain must be a Runnable, got {type(llm_chain).__name__}"
             )
+        llm_chain = adopted
         if not callable(get_input):
             raise InvalidInputError(
                 f"{name} get_input must be callable, got {type(get_input).__name__}"
@@ -568,7 +571,7 @@ class LLMDocumentCompressor(BaseDocumentCompressor):
                 f"{name} prompt must have the variables 'question' and 'context', "
                 f"got {prompt.input_variables}"
             )
-        if not isinstance(llm, Runnable):
+        if adopt_runnable(llm) is None:
             raise InvalidInputError(f"{name} llm must be a Runnable, got {type(llm).__name__}")
         return cls(prompt | llm | cls.parser(), get_input or default_get_input)
 

@@ -39,6 +39,7 @@ from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core._checks import check_choice, check_number, check_optional_int
 from ragline.core.config import get_current_config
 from ragline.core.fields import warn_ignored_keywords
+from ragline.core.runnables.base import adopt_runnable
 from ragline.core.runnables.runs import ainvoke_part, invoke_part, part_config
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._fusion import NORMALIZATIONS, score_fusion
@@ -234,13 +235,16 @@ class EnsembleRetriever(ChildBatchRetriever):
             raise InvalidInputError(
                 f"EnsembleRetriever needs a non-empty list of retrievers, got {retrievers!r:.80}"
             )
+        adopted = []
         for position, retriever in enumerate(retrievers):
-            if not isinstance(retriever, Runnable):
+            part = adopt_runnable(retriever)
+            if part is None:
                 raise InvalidInputError(
                     f"EnsembleRetriever retrievers[{position}] must be a retriever (a Runnable), "
                     f"got {type(retriever).__name__}"
                 )
-        self.retrievers = list(retrievers)
+            adopted.append(part)
+        self.retrievers = adopted
         self.weights = _check_weights(weights, len(self.retrievers))
         self.c = check_number("EnsembleRetriever c", c, low=0)
         if id_key is not None and not isinstance(id_key, str):

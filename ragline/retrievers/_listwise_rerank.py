@@ -22,6 +22,7 @@ from ragline.core import (
     RunnableLambda,
     RunnablePassthrough,
 )
+from ragline.core.runnables.base import adopt_runnable
 from ragline.retrievers._compression import BaseDocumentCompressor, _check_output
 
 __all__ = ["LLMListwiseRerank"]
@@ -100,10 +101,12 @@ class LLMListwiseRerank(BaseDocumentCompressor):
     """
 
     def __init__(self, reranker: Runnable[Any, Any], top_n: int = 3) -> None:
-        if not isinstance(reranker, Runnable):
+        adopted = adopt_runnable(reranker)
+        if adopted is None:
             raise InvalidInputError(
                 f"LLMListwiseRerank reranker must be a Runnable, got {type(reranker).__name__}"
             )
+        reranker = adopted
         if not isinstance(top_n, int) or isinstance(top_n, bool) or top_n < 1:
             raise InvalidInputError(f"LLMListwiseRerank top_n must be an int >= 1, got {top_n!r}")
         self.reranker = reranker

@@ -16,6 +16,7 @@ from typing import Any
 
 from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable
 from ragline.core.config import get_current_config
+from ragline.core.runnables.base import adopt_runnable
 from ragline.core.runnables.runs import part_config
 
 __all__ = ["MergerRetriever"]
@@ -40,13 +41,14 @@ class MergerRetriever(BaseRetriever):
 
     def __init__(self, *, retrievers: Sequence[Runnable[str, list[Document]]], **fields: Any):
         super().__init__(**fields)
-        if isinstance(retrievers, (str, bytes)) or not all(
-            isinstance(r, Runnable) for r in retrievers
-        ):
+        adopted = (
+            [] if isinstance(retrievers, (str, bytes)) else [adopt_runnable(r) for r in retrievers]
+        )
+        if isinstance(retrievers, (str, bytes)) or any(r is None for r in adopted):
             raise InvalidInputError(
                 f"MergerRetriever retrievers must be a list of retrievers, got {retrievers!r:.80}"
             )
-        self.retrievers = list(retrievers)
+        self.retrievers = [part for part in adopted if part is not None]  # all, checked
 
     def __repr__(self) -> str:
         return f"MergerRetriever(retrievers={self.retrievers!r})"

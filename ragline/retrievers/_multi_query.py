@@ -26,6 +26,7 @@ from ragline.core import (
     RunnableConfig,
 )
 from ragline.core._checks import check_flag
+from ragline.core.runnables.base import adopt_runnable
 from ragline.retrievers._batching import ChildBatchRetriever
 
 logger = logging.getLogger("ragline.retrievers.multi_query")
@@ -134,13 +135,15 @@ class MultiQueryRetriever(ChildBatchRetriever):
         verbose: bool = True,
     ) -> None:
         _warn_parser_key(parser_key)
+        parts = []
         for name, value in (("retriever", retriever), ("llm_chain", llm_chain)):
-            if not isinstance(value, Runnable):
+            adopted = adopt_runnable(value)
+            if adopted is None:
                 raise InvalidInputError(
                     f"MultiQueryRetriever {name} must be a Runnable, got {type(value).__name__}"
                 )
-        self.retriever = retriever
-        self.llm_chain = llm_chain
+            parts.append(adopted)
+        self.retriever, self.llm_chain = parts
         self.include_original = bool(include_original)
         self.unique_queries = check_flag("MultiQueryRetriever unique_queries", unique_queries)
         self.verbose = check_flag("MultiQueryRetriever verbose", verbose)
@@ -191,7 +194,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
                 "MultiQueryRetriever prompt must have the one variable 'question', "
                 f"got {prompt.input_variables}"
             )
-        if not isinstance(llm, Runnable):
+        if adopt_runnable(llm) is None:
             raise InvalidInputError(
                 f"MultiQueryRetriever llm must be a Runnable, got {type(llm).__name__}"
             )

@@ -18,6 +18,7 @@ from ragline.core import (
     Runnable,
     StrOutputParser,
 )
+from ragline.core.runnables.base import adopt_runnable
 
 __all__ = ["DEFAULT_QUERY_PROMPT", "RePhraseQueryRetriever"]
 
@@ -56,13 +57,15 @@ class RePhraseQueryRetriever(BaseRetriever):
         **fields: Any,
     ) -> None:
         super().__init__(**fields)
+        parts = []
         for name, value in (("retriever", retriever), ("llm_chain", llm_chain)):
-            if not isinstance(value, Runnable):
+            adopted = adopt_runnable(value)
+            if adopted is None:
                 raise InvalidInputError(
                     f"RePhraseQueryRetriever {name} must be a Runnable, got {type(value).__name__}"
                 )
-        self.retriever = retriever
-        self.llm_chain = llm_chain
+            parts.append(adopted)
+        self.retriever, self.llm_chain = parts
 
     @classmethod
     def from_llm(

@@ -13,6 +13,7 @@ from ragline.core import (
     Runnable,
     format_document,
 )
+from ragline.core.runnables.base import adopt_runnable
 from ragline.core.tools import ArgsSchema
 from ragline.core.tools._function import StructuredTool
 
@@ -61,11 +62,13 @@ def create_retriever_tool(
         >>> search.invoke("bar")
         'foobar\\n\\nbazqux'
     """
-    if not isinstance(retriever, Runnable):
+    adopted = adopt_runnable(retriever)
+    if adopted is None:
         raise InvalidInputError(
             f"create_retriever_tool needs a retriever (a Runnable from a query to documents), "
             f"got {type(retriever).__name__}"
         )
+    retriever = adopted
     prompt = document_prompt or PromptTemplate.from_template("{page_content}")
 
     def render(documents: list[Document]) -> Any:

@@ -73,6 +73,20 @@ def register_foreign_runnables(adapter: Callable[[Any], Runnable[Any, Any] | Non
         _FOREIGN_ADAPTERS.append(adapter)
 
 
+def adopt_runnable(thing: Any) -> Runnable[Any, Any] | None:
+    """``thing`` if it is a Runnable; another library's runnable as one, through the
+    adapters :func:`register_foreign_runnables` holds (a LangChain retriever of an
+    integration ``ragline port`` left, once ``ragline.interop.langchain.compose`` is
+    imported); else ``None``. For a constructor that takes a runnable part."""
+    if isinstance(thing, Runnable):
+        return thing
+    for adapter in _FOREIGN_ADAPTERS:  # another library's runnables (interop registers)
+        adapted = adapter(thing)
+        if adapted is not None:
+            return adapted
+    return None
+
+
 def _specs_by_id(specs: dict[str, Any]) -> list[Any]:
     """Config specs (by id) in id order, as LangChain lists them."""
     return [specs[key] for key in sorted(specs)]
@@ -121,12 +135,9 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     from ragline.core.runnables.lambdas import RunnableGenerator, RunnableLambda
     from ragline.core.runnables.parallel import RunnableParallel
 
-    if isinstance(thing, Runnable):
-        return thing
-    for adapter in _FOREIGN_ADAPTERS:  # another library's runnables (interop registers)
-        adapted = adapter(thing)
-        if adapted is not None:
-            return adapted
+    adopted = adopt_runnable(thing)
+    if adopted is not None:
+        return adopted
     if inspect.isgeneratorfunction(thing) or inspect.isasyncgenfunction(thing):
         return RunnableGenerator(thing)
     if callable(thing):
