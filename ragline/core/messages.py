@@ -1170,7 +1170,9 @@ def _sum_counts(
     """The two records summed count by count (nested details too), their keys in order of
     appearance (``left``'s, then ``right``'s new ones), or with ``set_order`` in the
     order of a set of both (:func:`add_usage`'s, as LangChain's)."""
-    keys = set(left) | set(right) if set_order else dict.fromkeys([*left, *right])
+    # a set built from left's keys, then right's added in right's order: the very order
+    # LangChain's set(left).union(right) gives (set(left) | set(right) can differ)
+    keys = set(left).union(right) if set_order else dict.fromkeys([*left, *right])
     total: dict[str, Any] = {}
     for key in keys:
         mine, theirs = left.get(key), right.get(key)
