@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
 import math
@@ -73,7 +74,8 @@ def _is_type(message: BaseMessage, types: MessageTypes) -> bool:
 def _deferred(function: Callable[..., list[BaseMessage]], options: dict[str, Any]) -> Any:
     from ragline.core.runnables import RunnableLambda
 
-    return RunnableLambda(lambda messages: function(messages, **options), name=function.__name__)
+    # a partial, as LangChain's: printing the runnable shows RunnableLambda(...)
+    return RunnableLambda(functools.partial(function, **options), name=function.__name__)
 
 
 def filter_messages(

@@ -55,3 +55,26 @@ def test_a_models_custom_get_token_ids_counts_its_tokens() -> None:
         "['be brief', 'second question', 'second answer here now']",
     ]
     assert _printed(ported(_CUSTOM_TOKEN_IDS)) == expected
+
+
+# A trimmer made without messages (trim_messages(max_tokens=..., ...)) prints as
+# LangChain's, RunnableLambda(...): ragline's wrapped its options in a lambda, whose
+# source the printed runnable showed. filter_messages and merge_message_runs too.
+_DEFERRED_PRINTED = """
+from langchain_core.messages import filter_messages, merge_message_runs, trim_messages
+
+trimmer = trim_messages(max_tokens=3, strategy="last", token_counter=len)
+print(trimmer)
+print(repr(filter_messages(include_types=["human"])))
+print(merge_message_runs() | trimmer)
+"""
+
+
+def test_a_deferred_message_helper_prints_as_langchains() -> None:
+    expected = _printed(_DEFERRED_PRINTED)
+    assert expected.splitlines() == [
+        "RunnableLambda(...)",
+        "RunnableLambda(...)",
+        "first=RunnableLambda(...) middle=[] last=RunnableLambda(...)",
+    ]
+    assert _printed(ported(_DEFERRED_PRINTED)) == expected
