@@ -14,12 +14,14 @@ Example:
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import csv
 import io
 import re
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ragline.core.callbacks.base import stream_taps
 from ragline.core.config import ensure_config, get_current_config, use_config
@@ -79,6 +81,14 @@ def shown_fields(parser: Any) -> list[tuple[str, Any]]:
     return shown
 
 
+def _dumped(value: Any) -> Any:
+    """``value`` as a pydantic dump shows a field: nested models (not classes) as dicts."""
+    if isinstance(value, list):
+        return [_dumped(item) for item in value]
+    dump = getattr(value, "model_dump", None)
+    return dump() if dump is not None and not isinstance(value, type) else value
+
+
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     """Base of output parsers; implement ``parse(text)``.
@@ -91,6 +101,10 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     """
 
     __ragline_extra__ = "ignore"  # a stray keyword is dropped with a warning: LangChain's drops it
+    # What asdict() shows besides the declared fields: attributes a constructor sets that
+    # LangChain's parser has as fields (in its order), and declared fields it lacks.
+    _asdict_attrs: ClassVar[tuple[str, ...]] = ()
+    _asdict_hidden: ClassVar[tuple[str, ...]] = ()
 
     def __str__(self) -> str:  # LangChain's: the fields set, as a pydantic model prints them
         return " ".join(f"{name}={value!r}" for name, value in shown_fields(self))
@@ -162,10 +176,43 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
         """Instructions for the prompt that make the model's output parseable."""
         return ""
 
+    def asdict(
+        self, *, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
+    ) -> dict[str, Any]:
+        """The parser as a dict: ``name``, every declared field (base classes' first) and,
+        where the parser names its kind, ``_type``, as LangChain's parsers describe
+        themselves. ``include`` / ``exclude`` pick fields by name.
+
+        Example:
+            >>> from ragline.core.output_parsers import BooleanOutputParser
+            >>> BooleanOutputParser().asdict()
+            {'name': None, 'true_val': 'YES', 'false_val': 'NO', '_type': 'boolean_output_parser'}
+        """
+        out: dict[str, Any] = {"name": self.name}
+        hidden = self._asdict_hidden
+        for field in [*declared_fields(type(self)), *self._asdict_attrs]:
+            if field not in hidden:
+                out[field] = _dumped(getattr(self, field, None))
+        if include is not None:
+            out = {key: value for key, value in out.items() if key in set(include)}
+        for key in exclude or ():
+            out.pop(key, None)
+        # a parser without a kind name (LangChain's tool parsers, its enum parser) has none
+        with contextlib.suppress(AttributeError, NotImplementedError):
+            out["_type"] = self._type  # type: ignore[attr-defined]
+        return out
+
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         from ragline.core._json_schema import any_message_schema
 
         return {"anyOf": [{"type": "string"}, any_message_schema(defs)]}
+
+    # last in the class body: before it, ``dict`` in an annotation is the builtin
+    def dict(
+        self, *, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
+    ) -> builtins.dict[str, Any]:
+        """The older name of :meth:`asdict` (LangChain deprecates it; it still works)."""
+        return self.asdict(include=include, exclude=exclude)
 
 
 class BaseGenerationOutputParser(BaseOutputParser[T]):

@@ -128,6 +128,7 @@ class JsonOutputParser(StreamsByProgress, BaseCumulativeTransformOutputParser[An
     """
 
     diff = False  # also for subclasses and objects built without this __init__
+    _asdict_attrs = ("pydantic_object",)
 
     @property
     def _type(self) -> str:
@@ -317,6 +318,10 @@ class ResponseSchema:
                 raise InvalidInputError(f"ResponseSchema {field} must be a str, got {value!r}")
         self.name, self.description, self.type = name, description, type
 
+    def model_dump(self) -> dict[str, str]:
+        """``{"name", "description", "type"}``, as LangChain's (pydantic) schema dumps."""
+        return {"name": self.name, "description": self.description, "type": self.type}
+
     def __repr__(self) -> str:
         return (
             f"ResponseSchema(name={self.name!r}, description={self.description!r}, "
@@ -337,6 +342,9 @@ class StructuredOutputParser(JsonOutputParser):
         >>> parser.parse('```json\\n{"answer": "Paris"}\\n```')
         {'answer': 'Paris'}
     """
+
+    _asdict_attrs = ("response_schemas",)
+    _asdict_hidden = ("diff",)  # LangChain's is no JSON parser: it has neither field
 
     @property
     def _type(self) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ragline.core.exceptions import InvalidInputError, OutputParserException
 from ragline.core.messages import AIMessage, AIMessageChunk
@@ -52,6 +52,11 @@ class JsonOutputToolsParser(StreamsByProgress, BaseCumulativeTransformOutputPars
         >>> from ragline.core import AIMessage
         >>> JsonOutputToolsParser(first_tool_only=True).invoke(AIMessage("no tools"))
     """
+
+    # LangChain's json.loads(strict=...) switch, shown by asdict(): ragline reads arguments
+    # leniently (control characters inside strings are kept), as LangChain's default does.
+    strict = False
+    _asdict_attrs: ClassVar[tuple[str, ...]] = ("strict", "return_id", "first_tool_only")
 
     def __init__(self, *, first_tool_only: bool = False, return_id: bool = False) -> None:
         self.first_tool_only = bool(first_tool_only)
@@ -136,6 +141,8 @@ class JsonOutputKeyToolsParser(JsonOutputToolsParser):
         [{'y': 2}]
     """
 
+    _asdict_attrs = (*JsonOutputToolsParser._asdict_attrs, "key_name")
+
     def __init__(
         self, *, key_name: str, first_tool_only: bool = False, return_id: bool = False
     ) -> None:
@@ -176,6 +183,8 @@ class PydanticToolsParser(JsonOutputToolsParser):
         >>> PydanticToolsParser(tools=[Add], first_tool_only=True).invoke(reply)
         Add(a=2)
     """
+
+    _asdict_attrs = (*JsonOutputToolsParser._asdict_attrs, "tools")
 
     def __init__(self, *, tools: Sequence[type], first_tool_only: bool = False) -> None:
         models = list(tools)

@@ -43,6 +43,8 @@ class YamlOutputParser(BaseOutputParser[Any]):
         OutputParserException: (when parsing) the text is not YAML, or does not validate.
     """
 
+    _asdict_attrs = ("pydantic_object",)
+
     @property
     def _type(self) -> str:
         return "yaml"
