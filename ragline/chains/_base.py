@@ -46,6 +46,7 @@ from ragline.core._drive import Effect, Emit, adrive, drive
 from ragline.core.config import get_current_config, graph_config, use_config
 from ragline.core.exceptions import ChainInputError, PromptKeyError
 from ragline.core.prompts import format_document as _format_document
+from ragline.core.runnables.base import adopt_runnable
 from ragline.core.runnables.runs import combine_chunks
 
 if TYPE_CHECKING:
@@ -176,8 +177,10 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         metadata: dict[str, Any] | None = None,
         callback_manager: Any = None,
     ) -> None:
-        if not isinstance(llm, Runnable):
+        adopted = adopt_runnable(llm)  # another library's model too (interop registers)
+        if adopted is None:
             raise InvalidInputError(f"llm must be a Runnable model, got {type(llm).__name__}")
+        llm = adopted
         if return_intermediate_steps and output_key is None:
             raise InvalidInputError(
                 "return_intermediate_steps=True needs an output_key (the answer then comes "

@@ -33,10 +33,10 @@ from ragline.core import (
     LLMResult,
     PromptTemplate,
     PromptValue,
-    Runnable,
 )
 from ragline.core.callbacks.stdout import get_colored_text
 from ragline.core.config import legacy_call_config
+from ragline.core.runnables.base import adopt_runnable
 
 __all__ = ["LLMChain"]
 
@@ -84,10 +84,12 @@ class LLMChain(Chain):
     def __post_init__(self) -> None:
         if not isinstance(self.prompt, BasePromptTemplate):
             self.prompt = _from_langchain_prompt(self.prompt)
-        if not isinstance(self.llm, Runnable):
+        llm = adopt_runnable(self.llm)  # another library's model too (interop registers)
+        if llm is None:
             raise InvalidInputError(
                 f"LLMChain.llm must be a model (a Runnable), got {type(self.llm).__name__}"
             )
+        self.llm = llm
 
     @property
     def input_keys(self) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable
 from ragline.core._checks import check_choice
+from ragline.core.runnables.base import adopt_runnable
 from ragline.core.structured_query import StructuredQuery, Visitor
 from ragline.retrievers._query_constructor import AttributeInfo, load_query_constructor_runnable
 from ragline.retrievers._query_translators import builtin_translator
@@ -87,12 +88,14 @@ class SelfQueryRetriever(BaseRetriever):
             raise InvalidInputError(
                 "give query_constructor or llm_chain (its older name), not both"
             )
-        if not isinstance(query_constructor, Runnable):
+        adopted = adopt_runnable(query_constructor)  # another library's too (interop)
+        if adopted is None:
             raise InvalidInputError(
                 "SelfQueryRetriever needs query_constructor, a Runnable from "
                 f"{{'query': question}} to a StructuredQuery; got "
                 f"{type(query_constructor).__name__}"
             )
+        query_constructor = adopted
         if search_kwargs is not None and not isinstance(search_kwargs, Mapping):
             raise InvalidInputError(
                 f"search_kwargs must be a dict, got {type(search_kwargs).__name__}"

@@ -33,6 +33,7 @@ from ragline.core import InvalidInputError, Runnable
 from ragline.core._checks import check_choice, check_positive_int
 from ragline.core._optional import require
 from ragline.core.exceptions import ConfigurationError
+from ragline.core.runnables.base import adopt_runnable
 from ragline.serve._protocol import sse
 from ragline.serve._serialization import dumps, loadd
 from ragline.serve._validation import (
@@ -439,8 +440,10 @@ def add_routes(
         >>> add_routes(app, RunnableLambda(lambda x: x * 2), path="/double")  # doctest: +SKIP
     """
     require("starlette", "serve")
-    if not isinstance(runnable, Runnable):
+    adopted = adopt_runnable(runnable)  # another library's too (interop registers)
+    if adopted is None:
         raise ConfigurationError(f"add_routes serves a Runnable, got {type(runnable).__name__}")
+    runnable = adopted
     if path and (not path.startswith("/") or path.endswith("/")):
         raise ConfigurationError(f"path must start with '/' and not end with it, got {path!r}")
     unknown = [key for key in config_keys if key not in ALLOWED_CONFIG_KEYS]

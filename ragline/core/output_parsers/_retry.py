@@ -29,7 +29,7 @@ from ragline.core.messages import BaseMessage
 from ragline.core.output_parsers._base import BaseOutputParser, StrOutputParser, text_of
 from ragline.core.output_parsers._json import JsonOutputParser
 from ragline.core.prompts import BasePromptTemplate, PromptTemplate, PromptValue
-from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.base import Runnable, adopt_runnable
 
 __all__ = [
     "FIX_PROMPT",
@@ -69,14 +69,15 @@ class _RetryingParser(BaseOutputParser[Any]):
             raise InvalidInputError(
                 f"{type(self).__name__} wraps an output parser, got {type(parser).__name__}"
             )
-        if not isinstance(retry_chain, Runnable):
+        adopted = adopt_runnable(retry_chain)  # another library's too (interop registers)
+        if adopted is None:
             raise InvalidInputError(
                 f"retry_chain must be a Runnable (prompt | llm | StrOutputParser()), got "
                 f"{type(retry_chain).__name__}"
             )
         check_non_negative_int("max_retries", max_retries)
         self.parser = parser
-        self.retry_chain = retry_chain
+        self.retry_chain = adopted
         self.max_retries = max_retries
 
     @classmethod
