@@ -9,6 +9,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   │   ├── PromptKeyError               ... a prompt's variable; prints as KeyError
     │   │   └── DocumentVariableError        ... format_document's; prints as ValueError
     │   ├── NotAMessageError                 not a message where messages go; prints as ValueError
+    │   ├── ModelInputError                  a model's input is no str, PromptValue or list of
+    │   │                                    messages; prints as ValueError
     │   ├── UnsupportedPromptPartError (NotImplementedError)  not a part a chat prompt
     │   │                                    takes; prints as NotImplementedError
     │   ├── TokenLimitError                  documents that cannot be brought under token_max
@@ -72,6 +74,7 @@ __all__ = [
     "MemoryKeyError",
     "MissingDependencyError",
     "MissingVariableError",
+    "ModelInputError",
     "NotAMessageError",
     "OutputParserException",
     "PersistenceError",
@@ -234,6 +237,15 @@ class NotAMessageError(InvalidInputError):
 
     Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` and
     ``convert_to_messages`` raise there.
+    """
+
+
+@printed_as(ValueError)
+class ModelInputError(InvalidInputError):
+    """A chat model or LLM was given an input that is neither a str, a ``PromptValue`` nor
+    a list of messages (``model.invoke(5)``, an ``abatch`` item).
+
+    Prints as ``ValueError``, the class LangChain's models raise there.
     """
 
 

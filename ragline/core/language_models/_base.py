@@ -56,7 +56,7 @@ from ragline.core._json_schema import language_model_input_schema
 from ragline.core.callbacks.base import stream_taps
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import ensure_config, use_config
-from ragline.core.exceptions import InvalidInputError
+from ragline.core.exceptions import InvalidInputError, ModelInputError
 from ragline.core.fields import warn_ignored_keywords
 from ragline.core.language_models._caching import cache_slot
 from ragline.core.language_models._legacy import LegacyMethods
@@ -156,7 +156,7 @@ class BaseLanguageModel(
             return StringPromptValue(input)
         if isinstance(input, Sequence):
             return ChatPromptValue(convert_to_messages(input))
-        raise InvalidInputError(
+        raise ModelInputError(
             f"{type(self).__name__} input must be a str, a PromptValue or a list of "
             f"messages, got {type(input).__name__}"
         )
@@ -410,7 +410,7 @@ class BaseLanguageModel(
                 with ``bind``); a model rejects options it does not know.
 
         Raises:
-            InvalidInputError: the input is not one of the accepted types.
+            ModelInputError: the input is not one of the accepted types (a ValueError).
         """
         return self._invoke_with_result(input, config, stop_list(stop), bound)[0]
 
