@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from ragline.core._drive import Effect, Operation, adrive, drive
-from ragline.core.exceptions import InvalidInputError, PromptKeyError
+from ragline.core.exceptions import InvalidInputError, PromptKeyError, as_validation_error
 from ragline.core.messages import BaseMessage, get_buffer_string
 from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate
 from ragline.core.prompts._chat import BaseMessagePromptTemplate, ChatPromptTemplate, _joined
@@ -54,10 +54,13 @@ class _FewShot(BasePromptTemplate):
 
     def _set_examples(self, examples: Any, example_selector: Any) -> None:
         if (examples is None) == (example_selector is None):
-            raise InvalidInputError(
+            # also pydantic's ValidationError, the class LangChain's pydantic prompt raises
+            error = InvalidInputError(
                 f"{type(self).__name__} needs either examples=[...] or example_selector=..., "
                 "not both and not neither"
             )
+            given = {"examples": examples, "example_selector": example_selector}
+            raise as_validation_error(error, type(self).__name__, given)
         if examples is not None and (
             isinstance(examples, (str, Mapping))
             or not all(isinstance(example, Mapping) for example in examples)
