@@ -33,6 +33,7 @@ from ragline.core import (
     RunnableWithMessageHistory,
     StrOutputParser,
 )
+from ragline.core.exceptions import as_validation_error
 from ragline.memory import ConversationBufferMemory
 
 __all__ = [
@@ -82,7 +83,9 @@ class ConversationChain(LLMChain):
 
     Raises:
         InvalidInputError: ``input_key`` is one of the memory's variables, or the
-            prompt's variables are not the memory's variables plus ``input_key``.
+            prompt's variables are not the memory's variables plus ``input_key``
+            (also pydantic's ``ValidationError`` where pydantic is installed, the class
+            LangChain's chain raises).
 
     Example:
         >>> from ragline.core import FakeListLLM
@@ -103,18 +106,24 @@ class ConversationChain(LLMChain):
         super().__post_init__()
         memory_keys = list(self.memory.memory_variables)
         if self.input_key in memory_keys:
-            raise InvalidInputError(
+            raise self._refused(
                 f"ConversationChain input_key {self.input_key!r} is also a memory variable "
                 f"({memory_keys}); give the memory another memory_key"
             )
         expected = sorted({*memory_keys, self.input_key})
         if sorted(self.prompt.input_variables) != expected:
-            raise InvalidInputError(
+            raise self._refused(
                 f"ConversationChain prompt has the variables "
                 f"{sorted(self.prompt.input_variables)}, but the memory provides "
                 f"{memory_keys} and the input is {self.input_key!r}: the prompt must have "
                 f"exactly {expected}"
             )
+
+    def _refused(self, text: str) -> Exception:
+        """A refused prompt or memory as LangChain's pydantic chain refuses it: an
+        ``InvalidInputError`` that is also pydantic's ``ValidationError``."""
+        given = {"llm": self.llm, "prompt": self.prompt, "memory": self.memory}
+        return as_validation_error(InvalidInputError(text), type(self).__name__, given)
 
     @property
     def input_keys(self) -> list[str]:

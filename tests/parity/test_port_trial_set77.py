@@ -78,3 +78,35 @@ def test_a_deferred_message_helper_prints_as_langchains() -> None:
         "first=RunnableLambda(...) middle=[] last=RunnableLambda(...)",
     ]
     assert _printed(ported(_DEFERRED_PRINTED)) == expected
+
+
+# A ConversationChain whose prompt does not fit its memory is refused with pydantic's
+# ValidationError, as LangChain's pydantic chain refuses it (a ValueError; its text is
+# pydantic's report there and ragline's sentence here). ragline raised only its
+# InvalidInputError, so `except ValidationError` missed it and the printed class differed.
+_CONVERSATION_REFUSED = """
+from pydantic import ValidationError
+from langchain_classic.chains import ConversationChain
+from langchain_classic.memory import ConversationBufferMemory
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+llm = FakeListLLM(responses=["ok"])
+tries = [
+    dict(prompt=PromptTemplate.from_template("{history} {question}")),
+    dict(memory=ConversationBufferMemory(memory_key="chat")),
+    dict(memory=ConversationBufferMemory(memory_key="input")),
+]
+for kwargs in tries:
+    try:
+        ConversationChain(llm=llm, **kwargs)
+    except ValidationError as error:
+        print(type(error).__name__, isinstance(error, ValueError), error.error_count(),
+              error.title, error.errors()[0]["type"])
+"""
+
+
+def test_a_conversation_chains_refused_prompt_is_a_validation_error() -> None:
+    expected = _printed(_CONVERSATION_REFUSED)
+    assert expected.splitlines() == ["ValidationError True 1 ConversationChain value_error"] * 3
+    assert _printed(ported(_CONVERSATION_REFUSED)) == expected
