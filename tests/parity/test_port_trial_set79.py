@@ -78,3 +78,59 @@ def test_a_parser_describes_itself_as_a_dict() -> None:
         "'description': 'a city', 'type': 'string'}], '_type': 'structured'}"
     ) in langchain_printed
     assert _printed(_ported(_PARSER_DICT)) == langchain_printed
+
+
+# parser_names: a probe beside the set (its tool-parser programs print their parsers)
+# built parsers with name=, which every LangChain parser takes (a Runnable field): ragline's
+# dropped it with a warning or, where the parser has its own constructor, raised
+# TypeError. The tool-call and YAML parsers also printed without their settings.
+_PARSER_NAMES = """
+from langchain_classic.output_parsers import DatetimeOutputParser, YamlOutputParser
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import (
+    JsonOutputKeyToolsParser,
+    JsonOutputParser,
+    JsonOutputToolsParser,
+    PydanticToolsParser,
+    StrOutputParser,
+)
+from pydantic import BaseModel
+
+
+class Point(BaseModel):
+    x: int
+
+
+parsers = [
+    StrOutputParser(name="text"),
+    JsonOutputParser(name="json"),
+    DatetimeOutputParser(name="when", format="%Y"),
+    JsonOutputToolsParser(return_id=True),
+    JsonOutputKeyToolsParser(key_name="Point", first_tool_only=True, name="key"),
+    PydanticToolsParser(tools=[Point]),
+    YamlOutputParser(pydantic_object=Point),
+]
+for parser in parsers:
+    print(repr(parser), "|", parser, "|", parser.get_name())
+
+
+class Starts(BaseCallbackHandler):
+    def on_chain_start(self, serialized, inputs, **kwargs):
+        print("start", kwargs.get("name"))
+
+
+chain = FakeListChatModel(responses=["hi"]) | StrOutputParser(name="final")
+print(chain.invoke("q", config={"callbacks": [Starts()]}))
+"""
+
+
+def test_a_parser_takes_a_name_and_prints_its_settings() -> None:
+    langchain_printed = _printed(_PARSER_NAMES)
+    assert "JsonOutputParser(name='json') | name='json' | json" in langchain_printed
+    assert (
+        "JsonOutputKeyToolsParser(name='key', first_tool_only=True, key_name='Point') | "
+        "name='key' first_tool_only=True key_name='Point' | key"
+    ) in langchain_printed
+    assert "start final" in langchain_printed
+    assert _printed(_ported(_PARSER_NAMES)) == langchain_printed

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import csv
+import functools
 import io
 import re
 from abc import abstractmethod
@@ -48,6 +49,7 @@ T = TypeVar("T")
 _EXCERPT = 200
 # Marks "nothing parsed yet" (None is a valid parse result).
 NOT_YET: Any = object()
+_NO_DEFAULT: Any = object()
 
 
 def text_of(value: Any) -> str:
@@ -74,11 +76,31 @@ def shown_fields(parser: Any) -> list[tuple[str, Any]]:
     """The declared fields of ``parser`` that differ from their defaults (and the required
     ones), in declaration order: what LangChain's pydantic parsers print."""
     shown = [("name", parser.name)] if parser.name else []
+    hidden = getattr(parser, "_asdict_hidden", ())
     for name, spec in declared_fields(type(parser)).items():
         value = getattr(parser, name)
-        if spec.required or value != spec.make_default():
+        if name not in hidden and (spec.required or value != spec.make_default()):
+            shown.append((name, value))
+    # what the constructor keeps (see BaseOutputParser._asdict_attrs): shown unless equal
+    # to the class's default; without one it is required, so always shown
+    for name in getattr(parser, "_asdict_attrs", ()):
+        value, default = getattr(parser, name, None), getattr(type(parser), name, _NO_DEFAULT)
+        if default is _NO_DEFAULT or value != default:
             shown.append((name, value))
     return shown
+
+
+def _taking_name(init: Any) -> Any:
+    """A parser's hand-written ``__init__`` that also takes ``name=`` (set after it ran)."""
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, name: Any = NOT_YET, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if name is not NOT_YET:
+            self.name = name
+
+    __init__.__ragline_generated__ = True  # type: ignore[attr-defined]  # wrapped once
+    return __init__
 
 
 def _dumped(value: Any) -> Any:
@@ -106,8 +128,25 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     _asdict_attrs: ClassVar[tuple[str, ...]] = ()
     _asdict_hidden: ClassVar[tuple[str, ...]] = ()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not hasattr(init, "__ragline_generated__"):
+            cls.__init__ = _taking_name(init)  # type: ignore[method-assign]
+
+    def __init__(self, *, name: str | None = None, **kwargs: Any) -> None:
+        # ``name`` (every LangChain parser's field, as every Runnable's): reported to
+        # callbacks and shown by get_name(); a hand-written __init__ gets it by its wrapper
+        super().__init__(**kwargs)
+        if name is not None:
+            self.name = name
+
     def __str__(self) -> str:  # LangChain's: the fields set, as a pydantic model prints them
         return " ".join(f"{name}={value!r}" for name, value in shown_fields(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in shown_fields(self))
+        return f"{type(self).__name__}({shown})"
 
     @property
     def InputType(self) -> Any:

@@ -182,7 +182,9 @@ class JsonOutputParser(StreamsByProgress, BaseCumulativeTransformOutputParser[An
         return format_instructions(self.pydantic_object)
 
     def _set_fields(self) -> list[str]:
-        shown = ["diff=True"] if self.diff else []
+        shown = [f"name={self.name!r}"] if self.name else []
+        if self.diff:
+            shown.append("diff=True")
         if self.pydantic_object is not None:
             shown.append(f"pydantic_object={self.pydantic_object!r}")
         return shown
@@ -359,10 +361,14 @@ class StructuredOutputParser(JsonOutputParser):
         self.response_schemas = list(response_schemas)
 
     def __repr__(self) -> str:
-        return f"StructuredOutputParser(response_schemas={self.response_schemas!r})"
+        return f"StructuredOutputParser({', '.join(self._shown())})"
 
     def __str__(self) -> str:
-        return f"response_schemas={self.response_schemas!r}"
+        return " ".join(self._shown())
+
+    def _shown(self) -> list[str]:
+        named = [f"name={self.name!r}"] if self.name else []
+        return [*named, f"response_schemas={self.response_schemas!r}"]
 
     @classmethod
     def from_response_schemas(

@@ -45,7 +45,7 @@ __all__ = [
 def fields_repr(parser: Any) -> str:
     """``Name(field=value, ...)`` with the fields that differ from their defaults, the
     printed form of LangChain's pydantic parsers."""
-    shown = []
+    shown = [f"name={parser.name!r}"] if parser.name else []
     for name, spec in declared_fields(type(parser)).items():
         value = getattr(parser, name)
         if spec.required or value != spec.make_default():

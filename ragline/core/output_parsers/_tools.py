@@ -56,6 +56,8 @@ class JsonOutputToolsParser(StreamsByProgress, BaseCumulativeTransformOutputPars
     # LangChain's json.loads(strict=...) switch, shown by asdict(): ragline reads arguments
     # leniently (control characters inside strings are kept), as LangChain's default does.
     strict = False
+    return_id = False  # the defaults (the constructor sets both)
+    first_tool_only = False
     _asdict_attrs: ClassVar[tuple[str, ...]] = ("strict", "return_id", "first_tool_only")
 
     def __init__(self, *, first_tool_only: bool = False, return_id: bool = False) -> None:

@@ -57,7 +57,8 @@ class YamlOutputParser(BaseOutputParser[Any]):
         self.pydantic_object = pydantic_object
 
     def __repr__(self) -> str:
-        return f"YamlOutputParser(pydantic_object={self.pydantic_object!r})"
+        named = f"name={self.name!r}, " if self.name else ""
+        return f"YamlOutputParser({named}pydantic_object={self.pydantic_object!r})"
 
     @property
     def OutputType(self) -> Any:
