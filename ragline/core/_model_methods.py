@@ -101,9 +101,9 @@ class SerializableMethods:
         """Whether :func:`ragline.core.load.dumpd` writes this class as a constructor
         entry (Documents, messages, prompts, ``StrOutputParser``, the composed runnables
         it names), as LangChain answers for its own."""
-        from ragline.core.load import _IDS
+        from ragline.core.load import _IDS, _written_class
 
-        return cls in _IDS
+        return _written_class(cls) in _IDS
 
     @classmethod
     def get_lc_namespace(cls) -> list[str]:

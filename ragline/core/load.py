@@ -237,9 +237,18 @@ for _cls, (_written, _core) in _RUNNABLES.items():
         _BY_ID[tuple(_ident)] = _cls
 
 
+def _written_class(kind: type) -> type:
+    """The class ``kind`` is written as: its own, or the one a ragline class stands in for
+    (a chat model's ``_ChatModelBinding`` is a ``RunnableBinding``, as LangChain writes its
+    own)."""
+    written: type = kind.__dict__.get("_lc_written_as", kind)
+    return written
+
+
 def _class_id(cls: type) -> list[str]:
     """The id written for ``cls``: LangChain's for the classes this module writes or names,
     else the class's own module and name (LangChain's default)."""
+    cls = _written_class(cls)
     if cls in _IDS:
         return list(_IDS[cls])
     return [*_NOT_SERIALIZED.get(cls, tuple(cls.__module__.split("."))), cls.__name__]
@@ -379,7 +388,7 @@ def _encode_escaped(obj: Any) -> Any:
 def _encode(obj: Any) -> Any:
     """``json.dumps``' fallback: the constructor entry of a supported object, LangChain's
     ``not_implemented`` entry for anything else that is not ragline's."""
-    kind = type(obj)
+    kind = _written_class(type(obj))
     if kind is Document:
         return _constructor(kind, _document_kwargs(obj))
     if kind in _MESSAGE_TYPES:
@@ -539,7 +548,7 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
             kwargs["custom_input_type"] = obj.custom_input_type
         if obj.custom_output_type is not None:
             kwargs["custom_output_type"] = obj.custom_output_type
-    return _constructor(type(obj), kwargs) | {"name": obj.get_name()}
+    return _constructor(_written_class(type(obj)), kwargs) | {"name": obj.get_name()}
 
 
 def _field_list(field: Any) -> list[Any]:

@@ -28,6 +28,7 @@ from ragline.core.messages import (
 )
 from ragline.core.prompts import PromptValue
 from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.binding import RunnableBinding
 
 __all__ = ["BaseChatModel", "SimpleChatModel", "llm_output_of"]
 
@@ -185,6 +186,15 @@ def llm_output_of(message: AIMessage) -> dict[str, Any] | None:
     return output
 
 
+class _ChatModelBinding(RunnableBinding[Any, AIMessage]):
+    """What a chat model's ``bind`` returns: a ``RunnableBinding`` under the name of the
+    subclass LangChain's chat models return there, so a program printing its class (or
+    its ``repr``) reads as under LangChain. It behaves and serializes as a
+    ``RunnableBinding``."""
+
+    _lc_written_as: ClassVar[type] = RunnableBinding
+
+
 class BaseChatModel(BaseLanguageModel[AIMessage]):
     """Base of chat models: messages in, an ``AIMessage`` out.
 
@@ -224,6 +234,12 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
     once (from ``invoke``, so even a model that could stream does not; ``streaming=True``
     and streaming handlers are ignored too); ``"tool_calling"`` does so only for calls
     with tools bound (``bind_tools``)."""
+
+    def bind(self, **kwargs: Any) -> RunnableBinding[Any, AIMessage]:
+        """This model with ``kwargs`` passed to every call, as a ``_ChatModelBinding``: the
+        class LangChain's chat models return there (a ``RunnableBinding``; its ``bind``,
+        ``with_config`` and ``with_retry`` keep the class)."""
+        return _ChatModelBinding(self, kwargs=kwargs)
 
     def _streaming_disabled(self, bound: dict[str, Any]) -> bool:
         if self.disable_streaming == "tool_calling":
