@@ -38,6 +38,7 @@ from ragline.core.messages import (
     _add_usage,
     _merge_content,
     _merge_dicts,
+    _preferred_id,
     convert_to_messages,
     message_chunk_to_message,
 )
@@ -122,14 +123,27 @@ def filter_messages(
 
 
 def _merged(first: BaseMessage, second: BaseMessage, separator: str) -> BaseMessage:
+    if isinstance(first, FunctionMessage) and first.name != second.name:
+        raise InvalidInputError(
+            f"cannot merge function messages of different functions ({first.name!r}, "
+            f"{second.name!r})"
+        )
+    if isinstance(first, ChatMessage) and first.role != getattr(second, "role", None):
+        raise InvalidInputError(
+            f"cannot merge chat messages of different roles ({first.role!r}, "
+            f"{getattr(second, 'role', None)!r})"
+        )
     left, right = first.content, second.content
     if isinstance(left, str) and isinstance(right, str) and left and right:
         left += separator
     changes: dict[str, Any] = {
         "content": _merge_content(left, right),
         "additional_kwargs": _merge_dicts(first.additional_kwargs, second.additional_kwargs),
-        "name": first.name,
-        "id": first.id,
+        # as LangChain's sum of the two as chunks: the name is dropped (a function
+        # message keeps its function's), the id is the first's (an AI message's is
+        # chosen as a streamed reply's: a provider's id first)
+        "name": first.name if isinstance(first, FunctionMessage) else None,
+        "id": _preferred_id(first.id, second.id) if isinstance(first, AIMessage) else first.id,
     }
     if isinstance(first, AIMessage) and isinstance(second, AIMessage):
         changes["tool_calls"] = [*first.tool_calls, *second.tool_calls]
@@ -145,8 +159,11 @@ def merge_message_runs(
 ) -> Any:
     """Consecutive messages of the same type joined into one (tool messages are never
     joined): texts with ``chunk_separator`` between them, content lists concatenated,
-    tool calls kept in order, AI messages' usage added up; the first message's name,
-    id and response metadata stay.
+    tool calls kept in order, AI messages' usage added up; the first message's id and
+    response metadata stay (an AI message's id is chosen as a streamed reply's: a
+    provider's id first), and a joined message has no name (a function message keeps
+    its function's), as LangChain's. Function messages of different functions, or chat
+    messages of different roles, raise ``InvalidInputError``.
     A joined run is a finished message (streamed ``AIMessageChunk`` s give an
     ``AIMessage``); a message standing alone is returned as it was.
 

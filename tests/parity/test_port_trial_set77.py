@@ -110,3 +110,41 @@ def test_a_conversation_chains_refused_prompt_is_a_validation_error() -> None:
     expected = _printed(_CONVERSATION_REFUSED)
     assert expected.splitlines() == ["ValidationError True 1 ConversationChain value_error"] * 3
     assert _printed(ported(_CONVERSATION_REFUSED)) == expected
+
+
+# merge_message_runs joins a run as LangChain adds the messages as chunks: the joined
+# message has no name (a function message keeps its function's), and an AI message's id
+# is chosen as a streamed reply's (a provider's id before an lc_ one); ragline kept the
+# first message's name and id, so a merged chat history printed otherwise.
+_MERGED_RUNS = """
+from langchain_core.messages import (
+    AIMessage, ChatMessage, FunctionMessage, HumanMessage, SystemMessage, merge_message_runs,
+)
+
+history = [
+    SystemMessage("rules", name="setup", id="s1"),
+    HumanMessage("first", name="bob", id="h1"),
+    HumanMessage("second", name="bob", id="h2"),
+    AIMessage("one", name="bot"),
+    AIMessage("two", id="lc_run-7"),
+    AIMessage("three", id="provider-9"),
+    ChatMessage(role="critic", content="c1", name="cr", id="c1"),
+    ChatMessage(role="critic", content="c2", id="c2"),
+    FunctionMessage(name="f", content="x", id="f1"),
+    FunctionMessage(name="f", content="y", id="f2"),
+]
+for message in merge_message_runs(history):
+    print(type(message).__name__, repr(message.content), message.name, message.id)
+"""
+
+
+def test_merged_runs_drop_the_name_and_pick_the_id_as_langchains() -> None:
+    expected = _printed(_MERGED_RUNS)
+    assert expected.splitlines() == [
+        "SystemMessage 'rules' setup s1",
+        "HumanMessage 'first\\nsecond' None h1",
+        "AIMessage 'one\\ntwo\\nthree' None provider-9",
+        "ChatMessage 'c1\\nc2' None c1",
+        "FunctionMessage 'x\\ny' f f1",
+    ]
+    assert _printed(ported(_MERGED_RUNS)) == expected
