@@ -10,6 +10,8 @@ shows LangChain's refusal and ragline's answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from langchain_core.example_selectors import (
     LengthBasedExampleSelector as LCLengthBasedExampleSelector,
@@ -82,23 +84,20 @@ def test_both_or_neither_examples_raise_a_validation_error_as_langchains() -> No
 
 
 def test_pretty_repr_of_a_few_shot_chat_prompt_answers_where_langchains_raises() -> None:
-    def build(few_shot: type, chat: type) -> tuple[object, object]:
+    def build(few_shot: Any, chat: Any) -> tuple[Any, Any]:
         example = chat.from_messages([("human", "{input}"), ("ai", "{output}")])
         part = few_shot(examples=[{"input": "2+2", "output": "4"}], example_prompt=example)
         return part, chat.from_messages([("system", "Add."), part, ("human", "{q}")])
 
     for theirs in build(LCFewShotChatMessagePromptTemplate, LCChatPromptTemplate):
         with pytest.raises(NotImplementedError):
-            theirs.pretty_repr()  # type: ignore[attr-defined]
+            theirs.pretty_repr()
     part, whole = build(FewShotChatMessagePromptTemplate, ChatPromptTemplate)
-    assert part.pretty_repr() == "Human: 2+2\nAI: 4"  # type: ignore[attr-defined]
+    assert part.pretty_repr() == "Human: 2+2\nAI: 4"
     rule = "=" * 32
-    assert (
-        whole.pretty_repr()
-        == (  # type: ignore[attr-defined]
-            f"{rule} System Message {rule}\n\nAdd.\n\nHuman: 2+2\nAI: 4\n\n"
-            f"{rule} Human Message {rule}=\n\n{{q}}"
-        )
+    assert whole.pretty_repr() == (
+        f"{rule} System Message {rule}\n\nAdd.\n\nHuman: 2+2\nAI: 4\n\n"
+        f"{rule} Human Message {rule}=\n\n{{q}}"
     )
     # the text few-shot prompt's pretty_repr is LangChain's
     text = {"examples": [{"a": "x"}], "suffix": "{q}"}
@@ -119,7 +118,7 @@ def test_a_length_selector_measures_a_non_string_input_where_langchains_raises()
     ragline, where LangChain's join of the input values raises TypeError."""
     examples = [{"input": "x", "output": 4}, {"input": "y y y", "output": None}]
 
-    def selector(cls: type, prompt: type) -> object:
+    def selector(cls: Any, prompt: Any) -> Any:
         return cls(
             examples=examples,
             example_prompt=prompt.from_template("{input} -> {output}"),
@@ -128,18 +127,13 @@ def test_a_length_selector_measures_a_non_string_input_where_langchains_raises()
 
     theirs = selector(LCLengthBasedExampleSelector, LCPromptTemplate)
     ours = selector(LengthBasedExampleSelector, PromptTemplate)
-    assert ours.example_text_lengths == theirs.example_text_lengths == [3, 5]  # type: ignore[attr-defined]
+    assert ours.example_text_lengths == theirs.example_text_lengths == [3, 5]
     for text in ("", "a", "a b c d e"):
-        assert (
-            ours.select_examples({"q": text})  # type: ignore[attr-defined]
-            == theirs.select_examples({"q": text})  # type: ignore[attr-defined]
-        )
+        assert ours.select_examples({"q": text}) == theirs.select_examples({"q": text})
     with pytest.raises(TypeError, match="expected str instance, int found"):
-        theirs.select_examples({"q": 12})  # type: ignore[attr-defined]
+        theirs.select_examples({"q": 12})
     assert (
         ours.select_examples({"q": 12})
         == theirs.select_examples({"q": "12"})
-        == [  # type: ignore[attr-defined]
-            {"input": "x", "output": 4}
-        ]
+        == [{"input": "x", "output": 4}]
     )
