@@ -134,3 +134,64 @@ def test_a_parser_takes_a_name_and_prints_its_settings() -> None:
     ) in langchain_printed
     assert "start final" in langchain_printed
     assert _printed(_ported(_PARSER_NAMES)) == langchain_printed
+
+
+# scripted_tool_fake: the set's theme includes with_structured_output on a scripted
+# tool-calling fake; a probe beside it wrote that fake on FakeListChatModel (bind_tools
+# binding the converted tools, _generate answering with a call to the first one).
+# LangChain's base method binds the schema as a tool; ragline took FakeListChatModel's
+# default method (json_schema), bound no tools, and the fake's _generate failed
+# (KeyError 'tools'). A fake whose bind_tools returns itself gets None, as LangChain's.
+_SCRIPTED_TOOL_FAKE = """
+from typing import Any
+
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+
+
+class Point(BaseModel):
+    x: int
+
+
+class Pair(TypedDict):
+    left: str
+    right: str
+
+
+class ToolFake(FakeListChatModel):
+    def bind_tools(self, tools, **kwargs: Any):
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        tool = kwargs["tools"][0]["function"]
+        args = {"x": 5} if tool["name"] == "Point" else {"left": "a", "right": "b"}
+        print("tool_choice", kwargs.get("tool_choice"), "tool", tool["name"])
+        call = {"name": tool["name"], "args": args, "id": "call_1"}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+
+
+class SelfBinding(FakeListChatModel):
+    def bind_tools(self, tools, **kwargs: Any):
+        return self
+
+
+fake = ToolFake(responses=["unused"])
+print(repr(fake.with_structured_output(Point).invoke("hi")))
+print(fake.with_structured_output(Pair).invoke("hi"))
+raw = fake.with_structured_output(Point, include_raw=True).invoke("hi")
+print(raw["parsed"], raw["parsing_error"], raw["raw"].tool_calls)
+print(list(fake.with_structured_output(Pair).stream("hi")))
+print(SelfBinding(responses=['{"x": 1}']).with_structured_output(Point).invoke("hi"))
+"""
+
+
+def test_a_tool_calling_fake_of_ones_own_answers_structured_output_by_tool() -> None:
+    langchain_printed = _printed(_SCRIPTED_TOOL_FAKE)
+    assert "Point(x=5)" in langchain_printed
+    assert "tool_choice any tool Point" in langchain_printed
+    assert langchain_printed.rstrip().endswith("None")
+    assert _printed(_ported(_SCRIPTED_TOOL_FAKE)) == langchain_printed

@@ -67,6 +67,10 @@ def structured_output(
         InvalidInputError: the schema cannot be described (or is missing).
     """
     supported = tuple(type(model).structured_output_methods)
+    if supported[:1] != ("function_calling",) and _tools_of_its_own(type(model)):
+        # a subclass of a fake (or of the base) that writes bind_tools is a tool-calling
+        # model: LangChain's base method always binds the schema as a tool for it
+        supported = ("function_calling", *(m for m in supported if m != "function_calling"))
     if method is None:
         method = supported[0] if supported else "function_calling"
     check_choice("method", method, METHODS, error=ConfigurationError)
@@ -107,6 +111,18 @@ def structured_output(
     if include_raw:
         return StructuredOutputWithRaw(bound, parser)
     return bound | parser
+
+
+def _tools_of_its_own(cls: type) -> bool:
+    """Whether ``cls`` is a user's subclass of one of ragline's core chat models (a fake,
+    the base) that defines ``bind_tools`` itself (a scripted tool-calling model)."""
+    writes_it = False
+    for klass in cls.__mro__:
+        if klass.__module__.partition(".")[0] == "ragline":  # the first of ragline's classes
+            # ChatOpenAI's with_structured_output is its own in LangChain too
+            return writes_it and klass.__module__.startswith("ragline.core.")
+        writes_it = writes_it or "bind_tools" in vars(klass)
+    return False
 
 
 def _function(schema: Any, strict: bool | None) -> dict[str, Any]:
