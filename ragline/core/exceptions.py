@@ -232,8 +232,9 @@ class UnsupportedPromptPartError(InvalidInputError, NotImplementedError):
 
 @printed_as(ValueError)
 class NotAMessageError(InvalidInputError):
-    """A list of messages holds something that is not a message, or a message-like
-    item (``("robot", "hi")``, ``{"role": "robot", ...}``) names an unknown role.
+    """A list of messages holds something that is not a message, a message-like
+    item (``("robot", "hi")``, ``{"role": "robot", ...}``) names an unknown role, or a
+    ``MessagesPlaceholder`` is given something other than a list.
 
     Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` and
     ``convert_to_messages`` raise there.

@@ -148,3 +148,22 @@ def test_merged_runs_drop_the_name_and_pick_the_id_as_langchains() -> None:
         "FunctionMessage 'x\\ny' f f1",
     ]
     assert _printed(ported(_MERGED_RUNS)) == expected
+
+
+# A MessagesPlaceholder given a string instead of a list of messages raises ValueError
+# in LangChain; ragline's error printed as InvalidInputError (it is a ValueError too).
+_PLACEHOLDER_NOT_A_LIST = """
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("history"), ("human", "{q}")])
+try:
+    prompt.invoke({"q": "hi", "history": "we talked before"})
+except ValueError as error:
+    print(type(error).__name__)
+"""
+
+
+def test_a_placeholder_given_a_string_raises_what_prints_as_value_error() -> None:
+    expected = _printed(_PLACEHOLDER_NOT_A_LIST)
+    assert expected.splitlines() == ["ValueError"]
+    assert _printed(ported(_PLACEHOLDER_NOT_A_LIST)) == expected

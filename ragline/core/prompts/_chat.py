@@ -321,7 +321,8 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
                 f"got {sorted(kwargs)}"
             )
         if not isinstance(value, (list, tuple)):
-            raise InvalidInputError(
+            # printed as ValueError, the class LangChain's placeholder raises here
+            raise NotAMessageError(
                 f"variable {self.variable_name!r} should be a list of messages, "
                 f"got {type(value).__name__}"
             )
