@@ -656,7 +656,9 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "RetryOutputParser RetryWithErrorOutputParser",
     },
     "langchain_classic.output_parsers.structured": {
-        "ragline.core.output_parsers": "ResponseSchema StructuredOutputParser",
+        "ragline.core.output_parsers": (
+            "ResponseSchema StructuredOutputParser parse_and_check_json_markdown"
+        ),
     },
     "langchain_classic.output_parsers.xml": {
         "ragline.core.output_parsers": "XMLOutputParser",
@@ -1485,7 +1487,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.output_parsers.json": {
         "ragline.core": "JsonOutputParser",
         "ragline.core.output_parsers": (
-            "SimpleJsonOutputParser parse_and_check_json_markdown parse_partial_json"
+            "SimpleJsonOutputParser parse_and_check_json_markdown parse_json_markdown "
+            "parse_partial_json"
         ),
     },
     "langchain_core.output_parsers.list": {
@@ -1497,11 +1500,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.output_parsers.openai_functions": {
         "ragline.core.output_parsers": (
             "JsonKeyOutputFunctionsParser JsonOutputFunctionsParser OutputFunctionsParser "
-            "PydanticAttrOutputFunctionsParser PydanticOutputFunctionsParser"
+            "PydanticAttrOutputFunctionsParser PydanticOutputFunctionsParser parse_partial_json"
         ),
     },
     "langchain_core.output_parsers.openai_tools": {
         "ragline.core": "JsonOutputKeyToolsParser JsonOutputToolsParser PydanticToolsParser",
+        "ragline.core.output_parsers": "parse_partial_json",
     },
     "langchain_core.output_parsers.pydantic": {
         "ragline.core": "PydanticOutputParser",

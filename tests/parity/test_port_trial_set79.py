@@ -195,3 +195,25 @@ def test_a_tool_calling_fake_of_ones_own_answers_structured_output_by_tool() -> 
     assert "tool_choice any tool Point" in langchain_printed
     assert langchain_printed.rstrip().endswith("None")
     assert _printed(_ported(_SCRIPTED_TOOL_FAKE)) == langchain_printed
+
+
+# json_helpers_paths: programs import LangChain's JSON helpers from the parser modules
+# that use them (langchain_core.output_parsers.json, the tool-call parsers' module, the
+# classic structured parser's); ragline port left those imports unmapped.
+_JSON_HELPER_PATHS = """
+from langchain_classic.output_parsers.structured import parse_and_check_json_markdown
+from langchain_core.output_parsers.json import parse_json_markdown
+from langchain_core.output_parsers.openai_functions import parse_partial_json as partial_a
+from langchain_core.output_parsers.openai_tools import parse_partial_json as partial_b
+
+print(parse_json_markdown('Here: ```json\\n{"a": [1, 2]}\\n```'))
+print(parse_json_markdown('{"a": "cut'))
+print(partial_a('{"b": [1, {"c": "d'), partial_b("[1, 2,"))
+print(parse_and_check_json_markdown('```json\\n{"a": 1, "b": 2}\\n```', ["a", "b"]))
+"""
+
+
+def test_the_json_helpers_import_from_the_parser_modules() -> None:
+    langchain_printed = _printed(_JSON_HELPER_PATHS)
+    assert "{'a': [1, 2]}\n{'a': 'cut'}\n" in langchain_printed
+    assert _printed(_ported(_JSON_HELPER_PATHS)) == langchain_printed
