@@ -88,3 +88,60 @@ def test_a_models_input_of_the_wrong_type_prints_as_value_error() -> None:
     llm = ["['ValueError', 'ValueError']", "['ValueError', 'ValueError']", *caught]
     assert expected.splitlines() == chat + llm
     assert _printed(_ported(_MODEL_INPUT_TYPE)) == expected
+
+
+# probe beside the set (configure how-to, LangChain's configurable_alternatives docs): an
+# alternative given as a factory, a function of no arguments that builds the runnable
+# when that key is chosen (on each call). ragline wrapped it as a RunnableLambda and
+# called it with the input (TypeError); its specs are not known before it is built, so
+# LangChain lists none for it and lets the ids through to it.
+_ALTERNATIVE_FACTORY = """
+from langchain_core.language_models import FakeListChatModel, FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.runnables import ConfigurableField
+
+built = []
+
+
+def lazy_llm():
+    built.append("lazy")
+    return FakeListLLM(responses=["lazy says hi"]).configurable_fields(
+        responses=ConfigurableField(id="resp")
+    )
+
+
+for prefix in (False, True):
+    built.clear()
+    model = FakeListChatModel(responses=["chat says hi"]).configurable_alternatives(
+        ConfigurableField(id="llm"),
+        default_key="chat",
+        prefix_keys=prefix,
+        lazy=lazy_llm,
+        other=lambda: FakeListLLM(responses=["other says hi"]),
+        plain=FakeListLLM(responses=["plain says hi"]),
+    )
+    chain = PromptTemplate.from_template("hi {x}") | model
+    print([(s.id, s.default) for s in chain.config_specs])
+    print(chain.invoke({"x": 1}).content, built)
+    for key in ("lazy", "other", "plain", "lazy"):
+        print(key, chain.invoke({"x": 1}, {"configurable": {"llm": key}}), built)
+    print(chain.batch([{"x": 1}, {"x": 2}], {"configurable": {"llm": "lazy"}}), len(built))
+    resp = "llm==lazy/resp" if prefix else "resp"
+    print(chain.invoke({"x": 1}, {"configurable": {"llm": "lazy", resp: ["set"]}}))
+"""
+
+
+def test_a_configurable_alternative_may_be_a_factory() -> None:
+    expected = _printed(_ALTERNATIVE_FACTORY)
+    specs = "[('llm', 'chat')]"
+    block = [
+        "chat says hi []",
+        "lazy lazy says hi ['lazy']",
+        "other other says hi ['lazy']",
+        "plain plain says hi ['lazy']",
+        "lazy lazy says hi ['lazy', 'lazy']",
+        "['lazy says hi', 'lazy says hi'] 4",
+        "set",
+    ]
+    assert expected.splitlines() == [specs, *block, specs, *block]
+    assert _printed(_ported(_ALTERNATIVE_FACTORY)) == expected

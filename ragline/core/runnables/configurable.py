@@ -17,6 +17,7 @@ import copy
 import dataclasses
 import enum
 import functools
+import inspect
 import typing
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -250,7 +251,7 @@ class _Configurable(Runnable[Input, Output]):
         copy per input: no state of one call reaches the next)."""
         configs = get_config_list(config, len(inputs))
         same = all(c.get("configurable") == configs[0].get("configurable") for c in configs)
-        if same and (not configs or self._prepare(ensure_config(configs[0])) is self.default):
+        if same and (not configs or self._selects_default(ensure_config(configs[0]))):
             return self._call(
                 "batch",
                 inputs,
@@ -260,6 +261,10 @@ class _Configurable(Runnable[Input, Output]):
                 **kwargs,
             )
         return super().batch(inputs, configs, return_exceptions=return_exceptions, **kwargs)
+
+    def _selects_default(self, config: RunnableConfig) -> bool:
+        """Whether ``config`` selects the default runnable itself."""
+        return self._prepare(config) is self.default
 
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -457,9 +462,16 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         self.default = default
         self.default_key = default_key
         self.prefix_keys = prefix_keys
-        self.alternatives: dict[str, Runnable[Input, Output]] = {
-            key: coerce_to_runnable(value) for key, value in alternatives.items()
+        # an option is a runnable, or (as LangChain's) a function of no arguments that
+        # builds one each time its key is chosen; any other callable is wrapped as a step
+        self.alternatives: dict[str, Any] = {
+            key: value if _is_factory(value) else coerce_to_runnable(value)
+            for key, value in alternatives.items()
         }
+        if any(_is_factory(value) for value in self.alternatives.values()):
+            # what a factory builds is not known ahead: its ids are let through, as
+            # LangChain lets through every id
+            self._takes_run_config = True
 
     def __repr__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
         return f"RunnableConfigurableAlternatives({self._printed(', ')})"
@@ -487,7 +499,8 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         return [self.default_key, *self.alternatives]
 
     def _children(self) -> list[Runnable[Any, Any]]:
-        return [self.default, *self.alternatives.values()]
+        built = [value for value in self.alternatives.values() if isinstance(value, Runnable)]
+        return [self.default, *built]
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:  # type: ignore[override]
@@ -510,6 +523,8 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
             return _specs_by_id(specs)
         options = [(self.default_key, self.default), *self.alternatives.items()]
         for key, option in options:
+            if not isinstance(option, Runnable):  # a factory: its specs are not known
+                continue
             for spec in option.config_specs:
                 if not getattr(spec, "is_shared", False):  # shared: one for the whole tree
                     spec = dataclasses.replace(spec, id=f"{self._prefix(key)}{spec.id}")
@@ -531,6 +546,13 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         unprefixed = {key.removeprefix(prefix): value for key, value in values.items()}
         return {**config, "configurable": unprefixed}
 
+    def _selects_default(self, config: RunnableConfig) -> bool:
+        # the key alone (a factory is not called to answer); an unknown key raises here
+        key = (config.get("configurable") or {}).get(self.which.id, self.default_key)
+        if key != self.default_key and key not in self.alternatives:
+            self._prepare(config)
+        return bool(key == self.default_key)
+
     def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
         key = (config.get("configurable") or {}).get(self.which.id, self.default_key)
         if key == self.default_key:
@@ -541,7 +563,24 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
                 f"configurable {self.which.id!r} got {key!r}; options are "
                 f"{', '.join(map(repr, self.options))}"
             )
-        return self.alternatives[key]
+        option = self.alternatives[key]
+        return option if isinstance(option, Runnable) else option()
+
+
+def _is_factory(value: Any) -> bool:
+    """Whether an alternative is a function that builds the runnable: a callable, not a
+    runnable, that takes no arguments."""
+    if isinstance(value, Runnable) or not callable(value):
+        return False
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
+    return all(
+        parameter.default is not parameter.empty
+        or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        for parameter in signature.parameters.values()
+    )
 
 
 @functools.lru_cache(maxsize=256)
