@@ -217,3 +217,76 @@ def test_the_json_helpers_import_from_the_parser_modules() -> None:
     langchain_printed = _printed(_JSON_HELPER_PATHS)
     assert "{'a': [1, 2]}\n{'a': 'cut'}\n" in langchain_printed
     assert _printed(_ported(_JSON_HELPER_PATHS)) == langchain_printed
+
+
+# raw_stream: streaming with_structured_output(..., include_raw=True) (the set's
+# structured-output how-to streams its runnables): LangChain's yields three pieces, the
+# reply (its chunks added), then parsed, then parsing_error (async: parsing_error first);
+# ragline's yielded one dict. A reply that does not parse is returned by invoke with the
+# keys raw, parsing_error, parsed (LangChain's fallback adds the error first).
+_RAW_STREAM = """
+import asyncio
+import json
+from typing import Optional
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel
+
+ANSWERS = [{"title": "Dune", "year": 1965}, {"title": "Dune", "year": "soon"}]
+
+
+class Scripted(BaseChatModel):
+    @property
+    def _llm_type(self):
+        return "scripted"
+
+    def bind_tools(self, tools, **kwargs):
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _args(self, messages):
+        return ANSWERS[0] if "good" in messages[-1].content else ANSWERS[1]
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        call = {"name": "Book", "args": self._args(messages), "id": "c1"}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
+        text = json.dumps(self._args(messages))
+        for i in range(0, len(text), 6):
+            piece = {"name": "Book" if i == 0 else None, "args": text[i : i + 6],
+                     "id": "c1" if i == 0 else None, "index": 0}
+            yield ChatGenerationChunk(message=AIMessageChunk("", tool_call_chunks=[piece]))
+
+
+class Book(BaseModel):
+    title: str
+    year: Optional[int] = None
+
+
+runnable = Scripted().with_structured_output(Book, include_raw=True)
+for piece in runnable.stream("good"):
+    raw = piece.get("raw")
+    print(sorted(piece), type(raw).__name__, raw.tool_calls if raw else None, piece.get("parsed"))
+result = runnable.invoke("bad")
+print(list(result), result["parsed"], type(result["parsing_error"]).__name__)
+print(list(runnable.invoke("good")))
+
+
+async def main():
+    async for piece in runnable.astream("good"):
+        print("async", sorted(piece), piece.get("parsed"))
+
+
+asyncio.run(main())
+"""
+
+
+def test_structured_output_with_raw_streams_its_three_pieces() -> None:
+    langchain_printed = _printed(_RAW_STREAM)
+    assert "['parsed'] NoneType None title='Dune' year=1965" in langchain_printed
+    assert "['raw', 'parsing_error', 'parsed'] None ValidationError" in langchain_printed
+    assert "async ['parsing_error'] None\nasync ['parsed']" in langchain_printed
+    assert _printed(_ported(_RAW_STREAM)) == langchain_printed

@@ -28,7 +28,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from ragline.core._checks import check_choice
@@ -178,7 +178,8 @@ class StructuredOutputWithRaw(Runnable[Any, dict[str, Any]]):
         try:
             parsed = yield Effect(self.parser.invoke, self.parser.ainvoke, raw)
         except Exception as err:  # as LangChain: any parsing failure is reported, not raised
-            return {"raw": raw, "parsed": None, "parsing_error": err}
+            # in LangChain's key order there (its fallback adds the error, then parsed)
+            return {"raw": raw, "parsing_error": err, "parsed": None}
         return {"raw": raw, "parsed": parsed, "parsing_error": None}
 
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> dict[str, Any]:
@@ -192,6 +193,58 @@ class StructuredOutputWithRaw(Runnable[Any, dict[str, Any]]):
             return await adrive(self._run(value))
 
         return await self._acall_with_config(run, input, config)
+
+    def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """``{"raw": <the reply, its chunks added>}``, then ``{"parsed": ...}``, then
+        ``{"parsing_error": ...}``: LangChain's three pieces (added up, the dict invoke
+        gives). A reply that does not parse gives the error, then ``parsed`` None."""
+        self._reject_kwargs(kwargs)
+        return self._transform_stream_with_config(iter([input]), self._pieces, config)
+
+    async def astream(
+        self, input: Any, config: Any = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Async twin of :meth:`stream` (``parsing_error`` before ``parsed``, as
+        LangChain's)."""
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for piece in self._atransform_stream_with_config(one(), self._apieces, config):
+            yield piece
+
+    def _pieces(self, inputs: Iterator[Any]) -> Iterator[dict[str, Any]]:
+        raw = None
+        for value in inputs:
+            for chunk in self.model.stream(value):
+                raw = chunk if raw is None else raw + chunk
+        yield {"raw": raw}
+        try:
+            parsed = self.parser.invoke(raw)
+        except Exception as err:  # reported, as invoke reports it (and in its key order)
+            yield {"parsing_error": err}
+            yield {"parsed": None}
+            return
+        yield {"parsed": parsed}
+        yield {"parsing_error": None}
+
+    async def _apieces(self, inputs: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+        raw = None
+        async for value in inputs:
+            async for chunk in self.model.astream(value):
+                raw = chunk if raw is None else raw + chunk
+        yield {"raw": raw}
+        # LangChain's async pieces come in this order: its parsing_error branch is done
+        # before the parser's
+        try:
+            parsed = await self.parser.ainvoke(raw)
+        except Exception as err:  # reported, as ainvoke reports it
+            yield {"parsing_error": err}
+            yield {"parsed": None}
+            return
+        yield {"parsing_error": None}
+        yield {"parsed": parsed}
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.model, self.parser]
