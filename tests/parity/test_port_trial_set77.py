@@ -167,3 +167,36 @@ def test_a_placeholder_given_a_string_raises_what_prints_as_value_error() -> Non
     expected = _printed(_PLACEHOLDER_NOT_A_LIST)
     assert expected.splitlines() == ["ValueError"]
     assert _printed(ported(_PLACEHOLDER_NOT_A_LIST)) == expected
+
+
+# A chat prompt fills each optional MessagesPlaceholder's variable with no messages, as
+# LangChain's does: it shows in partial_variables (and stays optional); a caller's
+# partial_variables keep their place before it. ragline's partial_variables were empty.
+_OPTIONAL_PLACEHOLDER_PARTIALS = """
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+prompt = ChatPromptTemplate.from_messages(
+    [("system", "You are {role}."), MessagesPlaceholder("history", optional=True), ("human", "{q}")]
+)
+print(prompt.partial_variables, prompt.input_variables, prompt.optional_variables)
+filled = prompt.partial(role="a tutor")
+print(filled.partial_variables, filled.input_variables, filled.optional_variables)
+given = ChatPromptTemplate(
+    [MessagesPlaceholder("h", optional=True), ("human", "{q}")], partial_variables={"q": "Q"}
+)
+print(given.partial_variables, given.input_variables, given.optional_variables)
+print([m.content for m in given.invoke({}).to_messages()])
+print([m.content for m in given.invoke({"h": [("ai", "earlier")]}).to_messages()])
+"""
+
+
+def test_an_optional_placeholder_is_a_partial_variable_as_in_langchain() -> None:
+    expected = _printed(_OPTIONAL_PLACEHOLDER_PARTIALS)
+    assert expected.splitlines() == [
+        "{'history': []} ['q', 'role'] ['history']",
+        "{'history': [], 'role': 'a tutor'} ['q'] ['history']",
+        "{'q': 'Q', 'h': []} [] ['h']",
+        "['Q']",
+        "['earlier', 'Q']",
+    ]
+    assert _printed(ported(_OPTIONAL_PLACEHOLDER_PARTIALS)) == expected

@@ -662,6 +662,11 @@ class ChatPromptTemplate(BasePromptTemplate):
             part for item in messages for part in _to_part(item, template_format)
         ]
         self.partial_variables = dict(partial_variables or {})
+        # an optional placeholder's variable is filled with no messages, as LangChain's
+        # prompt fills it (it shows in partial_variables; a caller's value replaces it)
+        for part in self.messages:
+            if isinstance(part, MessagesPlaceholder) and part.optional:
+                self.partial_variables.setdefault(part.variable_name, [])
         self.validate_template = bool(validate_template)
         self._collect_variables()
         # LangChain's keywords: the variables come from the messages; input_variables
@@ -684,8 +689,16 @@ class ChatPromptTemplate(BasePromptTemplate):
                 required += [v for v in part.input_variables if v not in required]
                 optional += [v for v in part.optional_variables if v not in optional]
         self.input_variables = sorted(v for v in required if v not in self.partial_variables)
+        # an optional placeholder's variable stays optional though it is filled
+        placeholders = {
+            part.variable_name
+            for part in self.messages
+            if isinstance(part, MessagesPlaceholder) and part.optional
+        }
         self.optional_variables = sorted(
-            v for v in optional if v not in required and v not in self.partial_variables
+            v
+            for v in optional
+            if v not in required and (v not in self.partial_variables or v in placeholders)
         )
         # a jinja2 or mustache message renders a missing variable as nothing in format(),
         # so the chat prompt leaves the check to each message (an f-string one refuses)

@@ -56,9 +56,10 @@ def save_prompt(prompt: Any, path: Path) -> None:
             other than .json / .yaml / .yml.
         LoaderError: the file cannot be written.
     """
-    if prompt.partial_variables:
+    partials = _given_partials(prompt)
+    if partials:
         raise InvalidInputError(
-            f"cannot save a prompt with partial variables ({sorted(prompt.partial_variables)}): "
+            f"cannot save a prompt with partial variables ({partials}): "
             "they may be functions; save the prompt before calling partial()"
         )
     if path.suffix not in _SUFFIXES:
@@ -75,6 +76,21 @@ def save_prompt(prompt: Any, path: Path) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as err:
         raise LoaderError(f"cannot write prompt file {str(path)!r}: {err}") from err
+
+
+def _given_partials(prompt: Any) -> list[str]:
+    """The names of ``prompt``'s partial variables, less the no-messages value a chat
+    prompt gives each optional placeholder (the saved messages give it again)."""
+    defaults = {
+        part.variable_name
+        for part in getattr(prompt, "messages", ())
+        if getattr(part, "optional", False) and hasattr(part, "variable_name")
+    }
+    return sorted(
+        name
+        for name, value in prompt.partial_variables.items()
+        if not (name in defaults and isinstance(value, list) and not value)
+    )
 
 
 def _langchain_layout(prompt: Any, config: dict[str, Any]) -> dict[str, Any]:
