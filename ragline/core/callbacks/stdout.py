@@ -102,6 +102,10 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         '\\n\\n^[1m> Entering new echo chain...^[0m\\n\\n^[1m> Finished chain.^[0m\\n'
     """
 
+    # a subclass whose own __init__ skips this one's still writes to sys.stdout, as
+    # LangChain's does (its chain lines need no attribute; text needs ``color``)
+    _stream: TextIO | None = None
+
     def __init__(self, color: str | None = None, *, stream: TextIO | None = None) -> None:
         self.color = color
         self._stream = stream
