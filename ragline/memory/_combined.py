@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from ragline.core import InvalidInputError
+from ragline.core.exceptions import as_validation_error
 from ragline.memory._base import BaseMemory
 
 __all__ = ["CombinedMemory", "ReadOnlySharedMemory", "SimpleMemory"]
@@ -18,7 +19,9 @@ class CombinedMemory(BaseMemory):
         memories: the memories; their memory variables must not overlap.
 
     Raises:
-        InvalidInputError: an item is not a memory, or two memories share a variable.
+        InvalidInputError: an item is not a memory, or two memories share a variable
+            (also pydantic's ``ValidationError`` where pydantic is installed, the class
+            LangChain's memory raises).
 
     Example:
         >>> from ragline.memory import ConversationBufferMemory
@@ -36,16 +39,22 @@ class CombinedMemory(BaseMemory):
         seen: dict[str, int] = {}
         for position, memory in enumerate(self.memories):
             if not isinstance(memory, BaseMemory):
-                raise InvalidInputError(
+                raise self._refused(
                     f"memories[{position}] must be a memory, got {type(memory).__name__}"
                 )
             for variable in memory.memory_variables:
                 if variable in seen:
-                    raise InvalidInputError(
+                    raise self._refused(
                         f"memories[{seen[variable]}] and memories[{position}] both provide "
                         f"{variable!r}; give them different memory_key values"
                     )
                 seen[variable] = position
+
+    def _refused(self, text: str) -> Exception:
+        """Refused memories as LangChain's pydantic memory refuses them: an
+        ``InvalidInputError`` that is also pydantic's ``ValidationError``."""
+        given = {"memories": self.memories}
+        return as_validation_error(InvalidInputError(text), type(self).__name__, given)
 
     @property
     def memory_variables(self) -> list[str]:

@@ -200,3 +200,22 @@ def test_an_optional_placeholder_is_a_partial_variable_as_in_langchain() -> None
         "['earlier', 'Q']",
     ]
     assert _printed(ported(_OPTIONAL_PLACEHOLDER_PARTIALS)) == expected
+
+
+# CombinedMemory refuses two memories with the same variable with pydantic's
+# ValidationError, as LangChain's pydantic memory does (ragline's text is its own).
+_COMBINED_REFUSED = """
+from pydantic import ValidationError
+from langchain_classic.memory import CombinedMemory, ConversationBufferMemory
+
+try:
+    CombinedMemory(memories=[ConversationBufferMemory(), ConversationBufferMemory()])
+except ValidationError as error:
+    print(type(error).__name__, isinstance(error, ValueError), error.error_count(), error.title)
+"""
+
+
+def test_combined_memories_sharing_a_variable_are_a_validation_error() -> None:
+    expected = _printed(_COMBINED_REFUSED)
+    assert expected.splitlines() == ["ValidationError True 1 CombinedMemory"]
+    assert _printed(ported(_COMBINED_REFUSED)) == expected
