@@ -24,7 +24,7 @@ from ragline.agents._output_parsers import (
     ConvoOutputParser,
     JSONAgentOutputParser,
     MRKLOutputParser,
-    ToolsAgentOutputParser,
+    _ToolCallsAgentOutputParser,
 )
 from ragline.agents._prompts import FORMAT_INSTRUCTIONS, PREFIX, SUFFIX
 from ragline.core import (
@@ -303,7 +303,8 @@ def runnable_agent(runnable: Any, *, stream_runnable: bool = True) -> _RunnableP
     """Wrap a Runnable as LangChain's executor does: multi-action when it ends in a
     tool-calling parser (its output is a list of actions), single-action otherwise."""
     last = getattr(runnable, "last", runnable)
-    kind = RunnableMultiActionAgent if isinstance(last, ToolsAgentOutputParser) else RunnableAgent
+    multi = isinstance(last, _ToolCallsAgentOutputParser)
+    kind = RunnableMultiActionAgent if multi else RunnableAgent
     return kind(runnable=runnable, stream_runnable=stream_runnable)
 
 

@@ -21,6 +21,7 @@ from ragline.agents._format import (
 from ragline.agents._output_parsers import (
     JSONAgentOutputParser,
     OpenAIFunctionsAgentOutputParser,
+    OpenAIToolsAgentOutputParser,
     ReActSingleInputOutputParser,
     SelfAskOutputParser,
     ToolsAgentOutputParser,
@@ -221,6 +222,11 @@ def create_tool_calling_agent(
             tools, or two tools share a name.
     """
     tools = _check_tools(tools)
+    _check_tool_calling(llm, prompt)
+    return _tool_calling_agent(llm, tools, prompt, message_formatter, ToolsAgentOutputParser())
+
+
+def _check_tool_calling(llm: Runnable[Any, Any], prompt: BasePromptTemplate) -> None:
     if "agent_scratchpad" not in _variables(prompt):
         raise InvalidInputError(
             "Prompt must have input variable `agent_scratchpad`, but wasn't found. Found "
@@ -230,18 +236,48 @@ def create_tool_calling_agent(
         raise InvalidInputError(
             f"a tool-calling agent needs a model with bind_tools; {type(llm).__name__} has none"
         )
-    llm_with_tools = llm.bind_tools(tools)  # type: ignore[attr-defined]
+
+
+def _tool_calling_agent(
+    llm: Runnable[Any, Any],
+    tools: list[BaseTool],
+    prompt: BasePromptTemplate,
+    message_formatter: Callable[[Any], list[Any]],
+    parser: Runnable[Any, Any],
+    **bind_options: Any,
+) -> Runnable[Any, Any]:
+    llm_with_tools = llm.bind_tools(tools, **bind_options)  # type: ignore[attr-defined]
     return (
         RunnablePassthrough.assign(
             agent_scratchpad=lambda x: message_formatter(x["intermediate_steps"])
         )
         | prompt
         | llm_with_tools
-        | ToolsAgentOutputParser()
+        | parser
     )
 
 
-create_openai_tools_agent = create_tool_calling_agent
+def create_openai_tools_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    strict: bool | None = None,
+) -> Runnable[Any, Any]:
+    """:func:`create_tool_calling_agent` under LangChain's older name, ending in
+    :class:`OpenAIToolsAgentOutputParser` as LangChain's does.
+
+    Args:
+        strict: passed to ``bind_tools`` when given (OpenAI's strict tool schemas).
+
+    Raises:
+        InvalidInputError: as :func:`create_tool_calling_agent`.
+    """
+    options = {} if strict is None else {"strict": strict}
+    tools = _check_tools(tools)
+    _check_tool_calling(llm, prompt)
+    return _tool_calling_agent(
+        llm, tools, prompt, format_to_tool_messages, OpenAIToolsAgentOutputParser(), **options
+    )
 
 
 def create_openai_functions_agent(

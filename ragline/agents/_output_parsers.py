@@ -318,9 +318,11 @@ def _check_complete_arguments(message: AIMessageChunk) -> None:
             raise _not_json(chunk.get("name"), raw) from None
 
 
-class ToolsAgentOutputParser(Runnable[Any, "list[AgentAction] | AgentFinish"]):
+class _ToolCallsAgentOutputParser(Runnable[Any, "list[AgentAction] | AgentFinish"]):
     """Parse a chat model's reply into tool-call actions (several in one message: the
     model's parallel calls) or, without tool calls, the finish. Reported as a parser run.
+    The base of :class:`ToolsAgentOutputParser` and :class:`OpenAIToolsAgentOutputParser`
+    (two classes in LangChain, neither a subclass of the other).
 
     Example:
         >>> reply = AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1}, "id": "c1"}])
@@ -342,8 +344,18 @@ class ToolsAgentOutputParser(Runnable[Any, "list[AgentAction] | AgentFinish"]):
         """LangChain's parser hook: the first generation's message."""
         return parse_ai_message_to_tool_action(result[0].message)
 
+    def __str__(self) -> str:  # LangChain's: a pydantic model without fields set prints ""
+        return f"name={self.name!r}" if self.name else ""
 
-OpenAIToolsAgentOutputParser = ToolsAgentOutputParser
+
+class ToolsAgentOutputParser(_ToolCallsAgentOutputParser):
+    """The tool-calling agent's parser (``create_tool_calling_agent``); see
+    the base class."""
+
+
+class OpenAIToolsAgentOutputParser(_ToolCallsAgentOutputParser):
+    """The OpenAI tools agent's parser (``create_openai_tools_agent``); see
+    the base class."""
 
 
 def parse_ai_message_to_function_action(message: Any) -> AgentAction | AgentFinish:
@@ -411,6 +423,9 @@ class OpenAIFunctionsAgentOutputParser(Runnable[Any, "AgentAction | AgentFinish"
             ValueError: always.
         """
         raise ValueError("Can only parse messages")
+
+    def __str__(self) -> str:  # LangChain's: a pydantic model without fields set prints ""
+        return f"name={self.name!r}" if self.name else ""
 
 
 # The tags of the XML agent's scratchpad, and the stand-ins written for them inside a

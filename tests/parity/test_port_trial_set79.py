@@ -290,3 +290,48 @@ def test_structured_output_with_raw_streams_its_three_pieces() -> None:
     assert "['raw', 'parsing_error', 'parsed'] None ValidationError" in langchain_printed
     assert "async ['parsing_error'] None\nasync ['parsed']" in langchain_printed
     assert _printed(_ported(_RAW_STREAM)) == langchain_printed
+
+
+# tools_agent_parsers: a probe beside the set printed the tool-calling agents' parsers.
+# LangChain's OpenAIToolsAgentOutputParser and ToolsAgentOutputParser are two classes
+# (neither a subclass of the other) that print as pydantic models without fields set;
+# ragline's were one class under two names, printed by repr, and create_openai_tools_agent
+# ended in ToolsAgentOutputParser (its run's name) where LangChain's ends in
+# OpenAIToolsAgentOutputParser.
+_TOOLS_AGENT_PARSERS = """
+from langchain_classic.agents import create_openai_tools_agent
+from langchain_classic.agents.output_parsers import ToolsAgentOutputParser
+from langchain_classic.agents.output_parsers.openai_tools import OpenAIToolsAgentOutputParser
+from langchain_core.language_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.tools import tool
+
+
+@tool
+def double(x: int) -> int:
+    \"\"\"Double x.\"\"\"
+    return 2 * x
+
+
+for parser in (OpenAIToolsAgentOutputParser(), ToolsAgentOutputParser()):
+    print(type(parser).__name__, repr(parser), repr(str(parser)), parser.get_name())
+print(isinstance(OpenAIToolsAgentOutputParser(), ToolsAgentOutputParser))
+reply = AIMessage("", tool_calls=[{"name": "double", "args": {"x": 4}, "id": "c1"}])
+actions = OpenAIToolsAgentOutputParser().invoke(reply)
+print([(a.tool, a.tool_input, a.tool_call_id) for a in actions])
+prompt = ChatPromptTemplate.from_messages(
+    [("human", "{input}"), ("placeholder", "{agent_scratchpad}")]
+)
+agent = create_openai_tools_agent(FakeMessagesListChatModel(responses=[reply]), [double], prompt)
+print(type(agent.last).__name__)
+steps = agent.invoke({"input": "double 4", "intermediate_steps": []})
+print([(a.tool, a.tool_input) for a in steps])
+"""
+
+
+def test_the_tools_agents_parsers_are_two_classes() -> None:
+    langchain_printed = _printed(_TOOLS_AGENT_PARSERS)
+    assert "OpenAIToolsAgentOutputParser OpenAIToolsAgentOutputParser() '' " in langchain_printed
+    assert "\nFalse\n" in langchain_printed
+    assert _printed(_ported(_TOOLS_AGENT_PARSERS)) == langchain_printed
