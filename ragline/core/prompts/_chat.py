@@ -25,6 +25,7 @@ from ragline.core.exceptions import (
 )
 from ragline.core.messages import (
     AIMessage,
+    AnyMessage,
     BaseMessage,
     ChatMessage,
     HumanMessage,
@@ -667,6 +668,11 @@ class ChatPromptTemplate(BasePromptTemplate):
         for part in self.messages:
             if isinstance(part, MessagesPlaceholder) and part.optional:
                 self.partial_variables.setdefault(part.variable_name, [])
+        # each placeholder's variable is typed as a list of messages in input_types (a
+        # type given for it is kept), as LangChain's constructor fills them in
+        for part in self.messages:
+            if isinstance(part, MessagesPlaceholder):
+                self.input_types.setdefault(part.variable_name, list[AnyMessage])
         self.validate_template = bool(validate_template)
         self._collect_variables()
         # LangChain's keywords: the variables come from the messages; input_variables

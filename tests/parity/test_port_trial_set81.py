@@ -1,0 +1,47 @@
+"""Parity: differences found by the eighty-first port trial (issue 24), one scenario each.
+
+The set's theme was prompt templates: chat prompts built from tuples, message classes and
+placeholders, partial variables, prompt composition, template formats, few-shot prompts
+and saved prompts. Each scenario runs the same program shape through LangChain and through
+ragline (the program's source after ``ragline port``) and compares what it prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# placeholder_types: a demo printed a chat prompt holding a MessagesPlaceholder; LangChain's
+# lists the placeholder's variable in input_types (a list of messages), ragline's had
+# input_types={} for every chat prompt. The names are compared here: the types print each
+# library's own message classes (and LangChain's a function address).
+_PLACEHOLDER_TYPES = """
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+prompt = ChatPromptTemplate.from_messages(
+    [
+        ("system", "Be {tone}."),
+        MessagesPlaceholder("history"),
+        MessagesPlaceholder("notes", optional=True),
+        ("placeholder", "{extra}"),
+        ("human", "{question}"),
+    ]
+)
+print(sorted(prompt.input_types), prompt.input_variables, prompt.optional_variables)
+print(sorted(prompt.partial(tone="calm").input_types))
+print(sorted(prompt[3:].input_types), sorted(prompt[:1].input_types))
+print(sorted((prompt + [("ai", "{answer}")]).input_types))
+typed = ChatPromptTemplate(
+    [MessagesPlaceholder("history"), ("human", "{q}")], input_types={"q": int}
+)
+print(typed.input_types["q"], sorted(typed.input_types))
+print(typed.input_types["history"] == prompt.input_types["history"])
+print(ChatPromptTemplate.from_template("{q}").input_types)
+"""
+
+
+def test_a_chat_prompt_types_its_placeholders_in_input_types() -> None:
+    langchain_printed = _printed(_PLACEHOLDER_TYPES)
+    assert langchain_printed.splitlines()[0] == (
+        "['extra', 'history', 'notes'] ['history', 'question', 'tone'] ['extra', 'notes']"
+    )
+    assert "<class 'int'> ['history', 'q']" in langchain_printed
+    assert _printed(_ported(_PLACEHOLDER_TYPES)) == langchain_printed
