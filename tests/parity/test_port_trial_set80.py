@@ -42,3 +42,47 @@ def test_a_stdout_handler_subclass_without_the_parent_init_prints_chain_lines() 
     assert "> Entering new LLMChain chain..." in langchain_printed
     assert "> Finished chain." in langchain_printed
     assert _printed(_ported(_STDOUT_SUBCLASS)) == langchain_printed
+
+
+# log_output_patches: astream_log's patches of a chain whose output is a dict. LangChain
+# reports each new total of the output as the JSON Patch from the previous total (the
+# first whole): a new key is "add /final_output/<key>", a longer text under it "replace
+# /final_output/<key>", a longer list "add /final_output/<key>/<index>". ragline
+# replaced the whole final_output at each chunk.
+_LOG_OUTPUT_PATCHES = """
+import asyncio
+
+from langchain_core.runnables import RunnableGenerator
+from langchain_core.runnables.utils import AddableDict
+
+
+async def steps(inputs):
+    async for _ in inputs:
+        pass
+    for chunk in ({"answer": "Ta"}, {"answer": "sk"}, {"docs": ["d1"]}, {"docs": ["d2"]}, {"n": 1}):
+        yield AddableDict(chunk)
+
+
+chain = RunnableGenerator(steps)
+
+
+async def main():
+    async for patch in chain.astream_log("q"):
+        for op in patch.ops:
+            if op["path"].startswith(("/final_output", "/streamed_output")):
+                print(op["op"], op["path"], op.get("value"))
+    async for state in chain.astream_log("q", diff=False):
+        pass
+    print(state.state["final_output"], state.state["streamed_output"])
+
+
+asyncio.run(main())
+"""
+
+
+def test_astream_log_reports_a_dict_output_as_patches_between_totals() -> None:
+    langchain_printed = _printed(_LOG_OUTPUT_PATCHES)
+    assert "add /final_output/docs ['d1']" in langchain_printed
+    assert "replace /final_output/answer Task" in langchain_printed
+    assert "add /final_output/docs/1 d2" in langchain_printed
+    assert _printed(_ported(_LOG_OUTPUT_PATCHES)) == langchain_printed

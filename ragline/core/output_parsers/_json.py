@@ -473,8 +473,17 @@ def _patch_value(ops: list[dict[str, Any]], path: str, before: Any, after: Any) 
         _patch_object(ops, path, before, after)
     elif isinstance(before, list) and isinstance(after, list):
         _patch_array(ops, path, before, after)
-    elif json.dumps(before) != json.dumps(after):
+    elif _differs(before, after):
         ops.append({"op": "replace", "path": path, "value": after})
+
+
+def _differs(before: Any, after: Any) -> bool:
+    """Whether two leaf values differ: by their JSON, else (a document, a message: what
+    a run log's output holds) by equality."""
+    try:
+        return json.dumps(before) != json.dumps(after)
+    except (TypeError, ValueError):
+        return bool(before != after)
 
 
 def _patch_object(ops: list[dict[str, Any]], path: str, before: dict, after: dict) -> None:

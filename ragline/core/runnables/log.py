@@ -45,7 +45,6 @@ from ragline.core.runnables.events import (
     RunWatcher,
     watch_run,
 )
-from ragline.core.runnables.runs import add_chunks
 
 if TYPE_CHECKING:
     from ragline.core.runnables.base import Runnable
@@ -332,6 +331,25 @@ def _generation_dict(generation: Any) -> dict[str, Any]:
     return shown
 
 
+def _final_output_ops(final: Any, chunk: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """The log's ``final_output`` after ``chunk`` is added to ``final`` (``_NOTHING``
+    before the first chunk), and the patch that reports it as LangChain's log does: the
+    first value (or one ``+`` cannot join, which then replaces the total) whole, later
+    ones as the JSON Patch between the totals (a dict output grows key by key: ``add
+    /final_output/answer``, then ``replace /final_output/answer``)."""
+    if final is not _NOTHING and final is not None:
+        try:
+            total = final + chunk
+        except TypeError:
+            pass
+        else:
+            from ragline.core.output_parsers._json import json_patch
+
+            ops = json_patch(final, total)
+            return total, [{**op, "path": f"/final_output{op['path']}"} for op in ops]
+    return chunk, [{"op": "replace", "path": "/final_output", "value": chunk}]
+
+
 async def astream_log(
     runnable: Runnable[Any, Any],
     input: Any,
@@ -355,8 +373,7 @@ async def astream_log(
         if isinstance(item, tuple) and item[0] is ROOT_CHUNK:
             # the root's own output, as the caller's astream sees it
             chunk = item[1]
-            final = chunk if final is _NOTHING else add_chunks(final, chunk)
-            ops = [{"op": "replace", "path": "/final_output", "value": final}]
+            final, ops = _final_output_ops(final, chunk)
             if with_streamed_output_list:
                 ops.insert(0, {"op": "add", "path": "/streamed_output/-", "value": chunk})
             patch = RunLogPatch(*ops)
