@@ -45,3 +45,46 @@ def test_a_chat_prompt_types_its_placeholders_in_input_types() -> None:
     )
     assert "<class 'int'> ['history', 'q']" in langchain_printed
     assert _printed(_ported(_PLACEHOLDER_TYPES)) == langchain_printed
+
+
+# mustache_schema: a probe beside the set (its programs build mustache prompts) printed a
+# mustache prompt's input schema; LangChain reads it from the template's tags (every name
+# optional, a section an object, a dotted name's head an object of its parts), ragline's
+# listed the top-level variables as required strings.
+_MUSTACHE_SCHEMA = """
+import json
+
+from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
+
+templates = [
+    "Hi {{name}} {{#items}}[{{.}}]{{/items}}",
+    "{{#user}}{{name}} {{#pets}}{{kind}}{{/pets}}{{/user}} {{a.b.c}} {{{raw}}} "
+    "{{^none}}x{{/none}} {{a.d}} {{&amp}} {{! note }}",
+    "{{x}} and {{x.y}}",
+]
+for template in templates:
+    prompt = PromptTemplate.from_template(template, template_format="mustache")
+    print(prompt.input_variables)
+    print(json.dumps(prompt.get_input_jsonschema()))
+    print(list(prompt.input_schema.model_fields))
+partial = PromptTemplate.from_template(
+    "{{greeting}} {{who}}", template_format="mustache", partial_variables={"greeting": "Hi"}
+)
+print(partial.input_variables, json.dumps(partial.get_input_jsonschema()))
+chat = ChatPromptTemplate(
+    [("human", "{{#items}}{{x}}{{/items}} {{y}}")], template_format="mustache"
+)
+print(json.dumps(chat.get_input_jsonschema()))
+print(json.dumps(PromptTemplate.from_template("{a} {b}").get_input_jsonschema()))
+"""
+
+
+def test_a_mustache_prompt_schema_is_read_from_its_tags() -> None:
+    langchain_printed = _printed(_MUSTACHE_SCHEMA)
+    assert (
+        '{"properties": {"items": {"additionalProperties": true, "default": null, "title": '
+        '"Items", "type": "object"}, "name": {"default": null, "title": "Name", "type": '
+        '"string"}}, "title": "PromptInput", "type": "object"}'
+    ) in langchain_printed
+    assert '"user": {"$ref": "#/$defs/user", "default": null}' in langchain_printed
+    assert _printed(_ported(_MUSTACHE_SCHEMA)) == langchain_printed

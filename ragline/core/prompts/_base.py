@@ -494,6 +494,15 @@ class PromptTemplate(BasePromptTemplate):
 
     __hash__ = None  # type: ignore[assignment]  # mutable and compared by value (LangChain's too)
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        # a mustache template's input is read from its tags (sections as objects), as
+        # LangChain's is; the other formats list the input variables as strings
+        if self.template_format == "mustache":
+            from ragline.core.prompts._mustache import mustache_input_json
+
+            return mustache_input_json(self.template, defs)
+        return super()._input_json(defs)
+
     def _parse(self, template: str, template_format: str) -> None:
         self._template = Template(template, template_format)
         # jinja2's undefined and mustache's missing name render as nothing in format()

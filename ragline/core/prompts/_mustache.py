@@ -31,7 +31,7 @@ from ragline.core.exceptions import InvalidInputError
 from ragline.core.fields import user_stacklevel
 from ragline.core.prompts._limits import get_template_limits
 
-__all__ = ["compile_mustache"]
+__all__ = ["compile_mustache", "mustache_input_json"]
 
 _MAX_DEPTH = 100  # sections nested deeper than this are refused (the renderer recurses)
 _STANDALONE_KINDS = frozenset({"#", "^", "/", "!", ">"})
@@ -66,6 +66,60 @@ def compile_mustache(template: str) -> tuple[list[str], Callable[[dict[str, Any]
         return "".join(out)
 
     return variables, render
+
+
+def mustache_input_json(template: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of a mustache prompt's input, shaped as LangChain derives it.
+
+    Every name the template reads is an optional property (default ``None``): a name only
+    used as a value is a string, a section with no names inside an object of any keys,
+    and a section (or the head of a dotted name) with names inside an object of those
+    names, kept in ``defs`` under its own name. The partial variables do not change it.
+    Properties come last-read first, as LangChain's builder pops them.
+    """
+    from ragline.core._json_schema import field_title
+
+    paths: dict[tuple[str, ...], bool] = {}  # a name's path -> read as a value
+    prefix: tuple[str, ...] = ()
+    opened: list[tuple[str, ...]] = []
+    for kind, name in _tokens(template):
+        if kind in ("text", "!", ">") or name == ".":
+            continue
+        if kind == "/":
+            if opened:
+                prefix = opened.pop()
+        elif kind in ("#", "^"):
+            opened.append(prefix)
+            prefix += tuple(name.split("."))
+            paths[prefix] = False
+        else:
+            paths[prefix + tuple(name.split("."))] = True
+    tree: dict[str, Any] = {}  # name -> "" (a string) or a dict of the names inside
+    for path, as_value in reversed(paths.items()):
+        leaf = as_value and not any(other != path and other[: len(path)] == path for other in paths)
+        node = tree
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node.setdefault(path[-1], "" if leaf else {})
+
+    def properties(names: dict[str, Any]) -> dict[str, Any]:
+        shown: dict[str, Any] = {}
+        for name, inner in names.items():
+            if inner == "":
+                shown[name] = {"default": None, "title": field_title(name), "type": "string"}
+            elif not inner:
+                shown[name] = {
+                    "additionalProperties": True,
+                    "default": None,
+                    "title": field_title(name),
+                    "type": "object",
+                }
+            else:
+                defs[name] = {"properties": properties(inner), "title": name, "type": "object"}
+                shown[name] = {"$ref": f"#/$defs/{name}", "default": None}
+        return shown
+
+    return {"properties": properties(tree), "type": "object"}
 
 
 def _tokens(template: str) -> list[tuple[str, str]]:
