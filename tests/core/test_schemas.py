@@ -137,13 +137,14 @@ def test_config_schema_lists_configurable_fields_and_alternatives():
         default_key="plain",
         loud=PromptTemplate.from_template("{x}!"),
     )
-    entry = chooser.get_config_jsonschema()["$defs"]["Configurable"]["properties"]["style"]
-    assert entry == {
-        "title": "Style",
-        "enum": ["plain", "loud"],
-        "type": "string",
+    # a choice refers to its enum (the alternatives' keys, the default last), as
+    # LangChain's pydantic schema does
+    defs = chooser.get_config_jsonschema()["$defs"]
+    assert defs["Configurable"]["properties"]["style"] == {
+        "$ref": "#/$defs/style",
         "default": "plain",
     }
+    assert defs["style"] == {"enum": ["loud", "plain"], "title": "style", "type": "string"}
     assert PromptTemplate.from_template("{x}").get_config_jsonschema() == {
         "title": "PromptTemplateConfig",
         "type": "object",
@@ -151,7 +152,8 @@ def test_config_schema_lists_configurable_fields_and_alternatives():
     }
     with pytest.raises(ConfigurationError, match="config_schema cannot include 'callback'"):
         chooser.config_schema(include=["callback"])
-    assert chooser.config_schema().model_json_schema()["title"] == "PromptTemplateConfig"
+    title = chooser.config_schema().model_json_schema()["title"]
+    assert title == "RunnableConfigurableAlternativesConfig"  # its own class, as LangChain's
 
 
 def test_schema_objects_answer_pydantics_calls():

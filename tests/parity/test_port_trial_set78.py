@@ -145,3 +145,81 @@ def test_a_configurable_alternative_may_be_a_factory() -> None:
     ]
     assert expected.splitlines() == [specs, *block, specs, *block]
     assert _printed(_ported(_ALTERNATIVE_FACTORY)) == expected
+
+
+# probe beside the set (configure tutorials print a chain's config schema): LangChain's
+# config_schema() writes pydantic's JSON Schema: keys sorted, a choice (alternatives, a
+# single option) as a $ref to an enum under $defs (its keys, the default last), several
+# options as an array of that enum, the include keys in RunnableConfig's order with
+# metadata's additionalProperties, and a configurable root titled by its own class
+# (RunnableConfigurableFieldsConfig). ragline's wrote the choice inline, in its own key
+# order, and titled a configurable root after its default runnable.
+_CONFIG_SCHEMA = """
+from langchain_core.language_models import FakeListChatModel, FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.runnables import (
+    ConfigurableField,
+    ConfigurableFieldMultiOption,
+    ConfigurableFieldSingleOption,
+    RunnableLambda,
+)
+
+llm = FakeListLLM(responses=["a"]).configurable_alternatives(
+    ConfigurableField(id="llm", name="LLM", description="which model"),
+    default_key="plain",
+    chat=FakeListChatModel(responses=["b"]),
+)
+prompt = PromptTemplate.from_template("{x}").configurable_fields(
+    template=ConfigurableField(id="tpl", name="Template", description="the template")
+)
+one = PromptTemplate.from_template("{x}").configurable_fields(
+    template=ConfigurableFieldSingleOption(
+        id="style", options={"plain": "{x}", "loud": "{x}!"}, default="plain"
+    )
+)
+multi = PromptTemplate.from_template("{x}").configurable_fields(
+    input_variables=ConfigurableFieldMultiOption(
+        id="vars", name="Vars", options={"x": "x", "y": "y"}, default=["x"]
+    )
+)
+nested = RunnableLambda(lambda x: x) | FakeListChatModel(responses=["c"]).configurable_fields(
+    responses=ConfigurableField(id="resp")
+)
+every = ["run_id", "recursion_limit", "max_concurrency", "run_name", "metadata", "tags"]
+for runnable, include in (
+    (llm, None),
+    (prompt, ["run_name", "tags"]),
+    (prompt | llm, ["metadata"]),
+    (one, None),
+    (multi, None),
+    (nested, None),
+    (RunnableLambda(lambda x: x), every),
+    (RunnableLambda(lambda x: x), ["callbacks", "configurable"]),
+    (llm.with_config(tags=["t"]), None),
+):
+    schema = runnable.config_schema(include=include)
+    print(schema.__name__)
+    print(schema.model_json_schema())
+"""
+
+
+def test_a_config_schema_is_written_as_langchains() -> None:
+    expected = _printed(_CONFIG_SCHEMA)
+    lines = expected.splitlines()
+    assert lines[0::2] == [
+        "RunnableConfigurableAlternativesConfig",
+        "RunnableConfigurableFieldsConfig",
+        "RunnableSequenceConfig",
+        "RunnableConfigurableFieldsConfig",
+        "RunnableConfigurableFieldsConfig",
+        "RunnableSequenceConfig",
+        "RunnableLambdaConfig",
+        "RunnableLambdaConfig",
+        "RunnableConfigurableAlternativesConfig",
+    ]
+    assert lines[1].startswith(
+        "{'$defs': {'Configurable': {'properties': {'llm': {'$ref': '#/$defs/LLM', "
+        "'default': 'plain', 'description': 'which model'}}, 'title': 'Configurable', "
+        "'type': 'object'}, 'LLM': {'enum': ['chat', 'plain'], 'title': 'LLM', "
+    )
+    assert _printed(_ported(_CONFIG_SCHEMA)) == expected

@@ -115,6 +115,9 @@ class RunnableBindingBase(Runnable[Input, Output]):
         not the binding)."""
         return self.name or self.bound.get_name()
 
+    def _config_title(self) -> str:
+        return f"{self.name}Config" if self.name else self.bound._config_title()
+
     def _shown_fields(self) -> list[str]:
         # LangChain's printed form (pydantic's): bound, kwargs, config, config_factories
         # always, then a type given to with_types()

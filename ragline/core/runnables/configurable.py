@@ -178,6 +178,10 @@ class _Configurable(Runnable[Input, Output]):
         """The default runnable's name."""
         return self.name or self.default.get_name()
 
+    def _config_title(self) -> str:
+        # LangChain's config schema is named after the configurable class itself
+        return f"{self.name or type(self).__name__}Config"
+
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return self.default._input_json(defs)
 

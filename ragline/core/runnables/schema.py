@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import enum
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, get_args, get_origin
 
 from ragline.core._json_schema import field_title, is_model_def, json_schema_of
@@ -35,13 +36,16 @@ if TYPE_CHECKING:
 __all__ = ["FieldInfo", "Schema", "SchemaMethods", "schema_class"]
 
 # the RunnableConfig keys config_schema(include=[...]) can describe
+# the config keys a config schema may include, in RunnableConfig's order (LangChain
+# writes them in that order, whatever the order asked)
 _CONFIG_KEYS: dict[str, dict[str, Any]] = {
     "tags": {"type": "array", "items": {"type": "string"}},
-    "metadata": {"type": "object"},
+    "metadata": {"type": "object", "additionalProperties": True},
+    "callbacks": {"anyOf": [{"type": "array", "items": {}}, {}, {"type": "null"}]},
     "run_name": {"type": "string"},
-    "run_id": {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]},
     "max_concurrency": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
     "recursion_limit": {"type": "integer"},
+    "run_id": {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]},
 }
 
 
@@ -348,37 +352,43 @@ class SchemaMethods:
             >>> prompt = PromptTemplate.from_template("{x}").configurable_fields(
             ...     template=ConfigurableField(id="tpl", description="the template"))
             >>> prompt.get_config_jsonschema()["$defs"]["Configurable"]["properties"]
-            {'tpl': {'title': 'Tpl', 'description': 'the template', 'default': '{x}', \
+            {'tpl': {'default': '{x}', 'description': 'the template', 'title': 'Tpl', \
 'type': 'string'}}
         """
         properties: dict[str, Any] = {}
-        configurable = _configurable_properties(self)
-        result: dict[str, Any] = {"title": f"{self.get_name()}Config", "type": "object"}
+        defs: dict[str, Any] = {}
+        configurable = _configurable_properties(self, defs)
+        result: dict[str, Any] = {"title": self._config_title(), "type": "object"}
         if configurable:
             properties["configurable"] = {"$ref": "#/$defs/Configurable", "default": None}
         for key in include or []:
-            if key == "configurable":
-                continue
-            if key not in _CONFIG_KEYS:
+            if key != "configurable" and key not in _CONFIG_KEYS:
                 raise ConfigurationError(
                     f"config_schema cannot include {key!r}; it can include "
                     f"{', '.join(map(repr, ['configurable', *_CONFIG_KEYS]))}"
                 )
-            properties[key] = {"title": field_title(key), **_CONFIG_KEYS[key], "default": None}
+        for key, schema in _CONFIG_KEYS.items():
+            if key in (include or ()):
+                properties[key] = {"title": field_title(key), **schema, "default": None}
         result["properties"] = properties
         if configurable:
-            result["$defs"] = {
-                "Configurable": {
-                    "title": "Configurable",
-                    "type": "object",
-                    "properties": configurable,
-                }
+            defs["Configurable"] = {
+                "title": "Configurable",
+                "type": "object",
+                "properties": configurable,
             }
-        return result
+            result["$defs"] = defs
+        return cast("dict[str, Any]", pydantic_sorted(result))
+
+    def _config_title(self) -> str:
+        """The config schema's title: ``<name>Config`` (a configurable runnable names it
+        after its own class, as LangChain's)."""
+        return f"{self.get_name()}Config"
 
     def config_schema(self, *, include: list[str] | None = None) -> type[Schema]:
         """The config's schema as a :class:`Schema` (see :meth:`get_config_jsonschema`)."""
-        return schema_class(f"{self.get_name()}Config", self.get_config_jsonschema(include=include))
+        schema = self.get_config_jsonschema(include=include)
+        return schema_class(schema["title"], schema)
 
     def with_types(
         self, *, input_type: Any = None, output_type: Any = None
@@ -400,8 +410,9 @@ class SchemaMethods:
         return binding
 
 
-def _configurable_properties(root: Any) -> dict[str, Any]:
-    """``config["configurable"]`` keys of the tree under ``root``, as JSON Schema."""
+def _configurable_properties(root: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """``config["configurable"]`` keys of the tree under ``root``, as JSON Schema; a
+    choice's enum goes into ``defs`` (referred to by name, as pydantic writes it)."""
     from ragline.core.runnables.configurable import (
         RunnableConfigurableAlternatives,
         RunnableConfigurableFields,
@@ -412,14 +423,24 @@ def _configurable_properties(root: Any) -> dict[str, Any]:
         entry: dict[str, Any] = {"title": spec.name or field_title(spec.id)}
         if getattr(spec, "description", None):
             entry["description"] = spec.description
-        if getattr(spec, "options", None):
+        choice = _choice_def(getattr(spec, "annotation", None))
+        if choice is not None:  # one of some keys (an enum), or a list of them
+            name, many = choice
+            enum_class = get_args(spec.annotation)[0] if many else spec.annotation
+            defs[name] = {"title": name, "type": "string", "enum": [m.value for m in enum_class]}
+            ref = {"$ref": f"#/$defs/{name}"}
+            if many:
+                entry.update(type="array", items=ref)
+            else:  # pydantic writes no title beside a $ref
+                entry = {**ref, **{k: v for k, v in entry.items() if k != "title"}}
+        elif getattr(spec, "options", None):
             entry["enum"] = list(spec.options)
             entry["type"] = "string"
         default = getattr(spec, "default", None)
         if default is not None:
             entry["default"] = default
         annotation = getattr(spec, "annotation", None)
-        if annotation is not None and not getattr(spec, "options", None):  # options: the enum
+        if annotation is not None and choice is None and not getattr(spec, "options", None):
             entry.update(json_schema_of(annotation))
         found[spec.id] = entry
 
@@ -428,7 +449,7 @@ def _configurable_properties(root: Any) -> dict[str, Any]:
             for attribute, field in node.fields.items():
                 value = getattr(node.default, attribute, None)
                 entry = found.get(field.id)
-                if entry is not None and value is not None and "type" not in entry:
+                if entry is not None and value is not None and not {"type", "$ref"} & set(entry):
                     entry.setdefault("default", value)  # the spec's default: this value
                     entry.update(json_schema_of(type(value)))
         elif isinstance(node, RunnableConfigurableAlternatives):
@@ -440,3 +461,15 @@ def _configurable_properties(root: Any) -> dict[str, Any]:
 
     refine(root)
     return found
+
+
+def _choice_def(annotation: Any) -> tuple[str, bool] | None:
+    """``(enum name, whether a list of it)`` when a spec's annotation is a choice of keys
+    (alternatives, ``ConfigurableFieldSingleOption``) or a sequence of one
+    (``ConfigurableFieldMultiOption``); else None."""
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return annotation.__name__, False
+    args = get_args(annotation) if get_origin(annotation) is not None else ()
+    if len(args) == 1 and isinstance(args[0], type) and issubclass(args[0], enum.Enum):
+        return args[0].__name__, True
+    return None
