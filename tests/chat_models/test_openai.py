@@ -626,6 +626,17 @@ def test_chat_openai_counts_tokens_by_openais_rule() -> None:
     ) == 3 + (3 + 1 + 4) + (3 + 1 + 5 + 1 + 1)  # "What is RAG?" is 5 tokens
 
 
+def test_chat_openai_counts_messages_with_its_tokenizer_beside_custom_token_ids() -> None:
+    """custom_get_token_ids answers get_token_ids and get_num_tokens, but the message
+    count keeps OpenAI's tokenizer, as LangChain's ChatOpenAI (its count encodes the
+    messages itself)."""
+    model = ChatOpenAI(api_key="sk-none", custom_get_token_ids=lambda text: [1])
+    assert (model.get_token_ids("a b"), model.get_num_tokens("a b c d")) == ([1], 1)
+    messages = [("user", "hello there")]
+    plain = ChatOpenAI(api_key="sk-none").get_num_tokens_from_messages(messages)
+    assert model.get_num_tokens_from_messages(messages) == plain == 3 + (3 + 1 + 2)
+
+
 def test_standard_content_blocks_are_sent_in_chat_completions_form(openai_server):
     # expected wire forms checked against langchain_openai's ChatOpenAI for the same blocks
     content = [

@@ -35,6 +35,14 @@ def _encoding(name: str) -> Any:
         return None
 
 
+def _encoded_length(text: str) -> int:
+    """The number of tokens of ``text`` in the bundled encoding (the fallback without it)."""
+    encoding = _encoding(TOKEN_ENCODING)
+    if encoding is None:
+        return len(_FALLBACK_TOKEN.findall(text))
+    return len(encoding.encode(text, disallowed_special=()))
+
+
 def _role_of(message: BaseMessage) -> str:
     if isinstance(message, ChatMessage):
         return message.role
@@ -81,10 +89,7 @@ class TokenCounting:
         custom = getattr(self, "custom_get_token_ids", None)
         if custom is not None:
             return len(custom(text))
-        encoding = _encoding(TOKEN_ENCODING)
-        if encoding is None:
-            return len(_FALLBACK_TOKEN.findall(text))
-        return len(encoding.encode(text, disallowed_special=()))
+        return _encoded_length(text)
 
     def get_num_tokens_from_messages(self, messages: Sequence[MessageLike]) -> int:
         """Count the tokens of ``messages``: each one's transcript line
@@ -108,10 +113,11 @@ class TokenCounting:
     def _openai_message_tokens(self, messages: Sequence[MessageLike]) -> int:
         """OpenAI's published rule for its chat models: each message costs 3 tokens plus
         the tokens of its role and content (plus 1 and the name's if it has a name), and
-        every reply is primed with 3 more."""
+        every reply is primed with 3 more. Counted with the tokenizer even when the model
+        has ``custom_get_token_ids``, as LangChain's ChatOpenAI counts messages."""
         total = 3
         for message in convert_to_messages(messages):
-            total += 3 + self.get_num_tokens(_role_of(message)) + self.get_num_tokens(message.text)
+            total += 3 + _encoded_length(_role_of(message)) + _encoded_length(message.text)
             if message.name:
-                total += 1 + self.get_num_tokens(message.name)
+                total += 1 + _encoded_length(message.name)
         return total
