@@ -86,3 +86,52 @@ def test_astream_log_reports_a_dict_output_as_patches_between_totals() -> None:
     assert "replace /final_output/answer Task" in langchain_printed
     assert "add /final_output/docs/1 d2" in langchain_printed
     assert _printed(_ported(_LOG_OUTPUT_PATCHES)) == langchain_printed
+
+
+# serialized_ids: handlers of a model's or a prompt's run printed serialized's "id" (the
+# class path LangChain writes). LangChain passes the model's and the prompt's serialized
+# form; ragline passed {"name": ...} alone, so serialized.get("id") was None.
+_SERIALIZED_IDS = """
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeListChatModel, FakeListLLM
+from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
+
+
+class Mine(FakeListChatModel):
+    pass
+
+
+def head(serialized):
+    if serialized is None:
+        return None
+    return {k: v for k, v in serialized.items() if k not in ("repr", "kwargs")}
+
+
+class Show(BaseCallbackHandler):
+    def on_chain_start(self, serialized, inputs, **kwargs):
+        print("chain", kwargs.get("name"), head(serialized))
+
+    def on_chat_model_start(self, serialized, messages, **kwargs):
+        print("chat", kwargs.get("name"), head(serialized), serialized["id"][-1])
+
+    def on_llm_start(self, serialized, prompts, **kwargs):
+        print("llm", kwargs.get("name"), head(serialized), serialized.get("id"))
+
+
+show = {"callbacks": [Show()]}
+(ChatPromptTemplate.from_template("hi {x}") | FakeListChatModel(responses=["a"])).invoke({"x": 1}, show)
+(PromptTemplate.from_template("hi {x}") | FakeListLLM(responses=["a"])).invoke({"x": 1}, show)
+Mine(responses=["b"]).invoke("q", {**show, "run_name": "custom"})
+FakeListLLM(responses=["c"]).invoke("q", show)
+FakeListChatModel(responses=["d"], name="bob").invoke("q", show)
+PromptTemplate.from_template("hi {x}").invoke({"x": 2}, {**show, "run_name": "p"})
+"""
+
+
+def test_a_model_or_prompt_run_gives_handlers_its_class_id() -> None:
+    langchain_printed = _printed(_SERIALIZED_IDS)
+    assert "'id': ['langchain_core', 'language_models', 'fake', 'FakeListLLM']" in (
+        langchain_printed
+    )
+    assert "'id': ['langchain', 'prompts', 'chat', 'ChatPromptTemplate']" in langchain_printed
+    assert _printed(_ported(_SERIALIZED_IDS)) == langchain_printed

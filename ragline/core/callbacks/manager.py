@@ -966,10 +966,49 @@ class _OwnRun:
         return "<ragline's own run>"
 
 
+class _OwnRunOf(_OwnRun):
+    """A model's or a prompt's own run: handlers get the head of LangChain's serialized
+    form of its class (``lc``, ``type`` and ``id``, so ``serialized["id"][-1]`` is the
+    class name, as there) and its ``name`` (its own, not a run_name: LangChain's
+    serialized form is the object's); not the instance's ``kwargs`` or ``repr``, which
+    would cost a dump per call."""
+
+    __slots__ = ("head", "name")
+
+    def __init__(self, head: dict[str, Any], name: str) -> None:
+        self.head = head
+        self.name = name
+
+
 _OWN_RUN: Any = _OwnRun()
+# per model or prompt class, made at its first run: its marker (under its class name)
+_OWN_RUNS: dict[type, Any] = {}
+
+
+def _own_run_of(obj: Any) -> Any:
+    """The ``serialized`` marker of ``obj``'s own runs (a model or prompt): the head of
+    its dump, made once per class (plain ``{"name": run name}`` if it cannot dump), and
+    its name (a ``name`` it was given, else its class's)."""
+    kind = type(obj)
+    own = _OWN_RUNS.get(kind)
+    if own is None:
+        from ragline.core.load import dumpd
+
+        try:
+            form = dumpd(obj)
+        except Exception:  # a class ragline cannot write: the run's name alone
+            form = {}
+        head = {key: form[key] for key in ("lc", "type", "id") if key in form}
+        own = _OWN_RUNS[kind] = _OwnRunOf(head, kind.__name__) if len(head) == 3 else _OWN_RUN
+    given = getattr(obj, "name", None)
+    if given and isinstance(given, str) and own is not _OWN_RUN:
+        return _OwnRunOf(own.head, given)
+    return own
+
+
 # ragline's own chain and retriever runs: handlers get ``serialized=None``, as
 # LangChain's runnables pass (its prompts and models pass their serialized form, for
-# which ragline's give ``{"name": run name}``: ``_OWN_RUN``)
+# which ragline's give its head: ``_own_run_of``)
 _OWN_CHAIN_RUN: Any = _OwnRun()
 
 # The run ids of agent runs being started (AgentExecutor's): their handlers get
@@ -985,14 +1024,18 @@ def _start_arguments(
     run_type: Any = _NOT_GIVEN,
 ) -> tuple[Any, dict[str, Any]]:
     """The ``serialized`` and keywords a start event's handlers get (``given``: the run's
-    name). Ragline's own runs: ``None`` (chains, retrievers) or ``{"name": given}``
-    (models, prompts), then ``run_type`` when the run reports one and ``name=`` (a
+    name). Ragline's own runs: ``None`` (chains, retrievers) or, for models and prompts,
+    the head of their class's serialized form with their own ``name`` (see
+    :class:`_OwnRunOf`), then ``run_type`` when the run reports one and ``name=`` (a
     model's handlers get the config's run_name only), in LangChain's order; a run
     started by hand: ``serialized`` and ``name`` as given (LangChain's). ``run_type``: a
     chain run's, when its start passed one (first among the keywords)."""
-    if serialized is _OWN_RUN or serialized is _OWN_CHAIN_RUN:
+    if isinstance(serialized, _OwnRun):
         shown = extra.pop("handler_name", given)
-        named = {"name": given} if serialized is _OWN_RUN and given else None
+        if isinstance(serialized, _OwnRunOf):
+            named = {**serialized.head, "name": serialized.name}
+        else:
+            named = {"name": given} if serialized is _OWN_RUN and given else None
         if run_type is not _NOT_GIVEN:  # LangChain's keyword order
             return named, {"run_type": run_type, "name": shown, **extra}
         if "invocation_params" in extra:  # a model's start: name= after its options

@@ -10,7 +10,7 @@ from abc import abstractmethod
 from typing import Any, ClassVar, cast
 
 from ragline.core._json_schema import any_message_schema
-from ragline.core.callbacks.manager import _OWN_RUN, CallbackManager
+from ragline.core.callbacks.manager import CallbackManager, _own_run_of
 from ragline.core.language_models._base import BaseLanguageModel
 from ragline.core.language_models._outputs import (
     ChatGeneration,
@@ -314,10 +314,10 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         return name.lower()
 
     def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return manager.on_chat_model_start(_OWN_RUN, [model_input], **options)[0]
+        return manager.on_chat_model_start(_own_run_of(self), [model_input], **options)[0]
 
     async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return await manager.aon_chat_model_start(_OWN_RUN, [model_input], **options)
+        return await manager.aon_chat_model_start(_own_run_of(self), [model_input], **options)
 
     def _hook_options(self, hook: str, stop: Any, run: Any, bound: dict[str, Any]) -> Any:
         if hook in ("_stream", "_astream"):  # the base reports the tokens (LangChain 1.x)

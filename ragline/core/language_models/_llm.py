@@ -10,7 +10,7 @@ from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar
 
-from ragline.core.callbacks.manager import _OWN_RUN, CallbackManager
+from ragline.core.callbacks.manager import CallbackManager, _own_run_of
 from ragline.core.config import get_config_list, legacy_call_config, use_config
 from ragline.core.language_models._base import BaseLanguageModel, for_handlers, stop_list
 from ragline.core.language_models._caching import cache_slot
@@ -79,10 +79,10 @@ class BaseLLM(BaseLanguageModel[str]):
         return (name[:-3] if name.endswith("LLM") else name).lower()
 
     def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return manager.on_llm_start(_OWN_RUN, [model_input], **options)[0]
+        return manager.on_llm_start(_own_run_of(self), [model_input], **options)[0]
 
     async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return await manager.aon_llm_start(_OWN_RUN, [model_input], **options)
+        return await manager.aon_llm_start(_own_run_of(self), [model_input], **options)
 
     def _reports_own_tokens(self, hook: str) -> bool:
         return hook in self._run_manager_hooks

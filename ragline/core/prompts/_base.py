@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ragline.core.callbacks.manager import _OWN_RUN
+from ragline.core.callbacks.manager import _own_run_of
 from ragline.core.exceptions import (
     DocumentVariableError,
     InvalidInputError,
@@ -116,8 +116,8 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
 
     def _run_serialized(self) -> Any:
         # LangChain's prompts pass their serialized form (its other runnables None):
-        # ragline's prompts give {"name": run name}
-        return _OWN_RUN
+        # ragline's prompts give its class's head of that form and the run's name
+        return _own_run_of(self)
 
     def _run_config(self, config: Any) -> Any:
         if not self.tags and not self.metadata:
@@ -621,15 +621,31 @@ class PromptTemplate(BasePromptTemplate):
         )
 
     def __add__(self, other: Any) -> PromptTemplate:
-        """Concatenate two templates (or a template and a string)."""
+        """Concatenate two templates (or a template and a string, read in this one's
+        format).
+
+        Raises:
+            InvalidInputError: the templates have different formats (their text joined
+                would be read in one of them), or both fill the same partial variable.
+        """
         if isinstance(other, str):
             other = PromptTemplate(other, template_format=self.template_format)
         if not isinstance(other, PromptTemplate):
             return NotImplemented
+        if other.template_format != self.template_format:
+            raise InvalidInputError(
+                f"cannot add a {other.template_format} template to a "
+                f"{self.template_format} one: their text joined would be read in one format"
+            )
+        if twice := sorted(set(self.partial_variables) & set(other.partial_variables)):
+            raise InvalidInputError(
+                f"both templates fill the partial variable(s) {twice}; fill them in one"
+            )
         return PromptTemplate(
             self.template + other.template,
             partial_variables={**self.partial_variables, **other.partial_variables},
             template_format=self.template_format,
+            validate_template=self.validate_template and other.validate_template,
         )
 
     def _config(self) -> dict[str, Any]:
