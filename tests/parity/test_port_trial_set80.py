@@ -119,7 +119,8 @@ class Show(BaseCallbackHandler):
 
 
 show = {"callbacks": [Show()]}
-(ChatPromptTemplate.from_template("hi {x}") | FakeListChatModel(responses=["a"])).invoke({"x": 1}, show)
+chat_chain = ChatPromptTemplate.from_template("hi {x}") | FakeListChatModel(responses=["a"])
+chat_chain.invoke({"x": 1}, show)
 (PromptTemplate.from_template("hi {x}") | FakeListLLM(responses=["a"])).invoke({"x": 1}, show)
 Mine(responses=["b"]).invoke("q", {**show, "run_name": "custom"})
 FakeListLLM(responses=["c"]).invoke("q", show)

@@ -1032,6 +1032,7 @@ def _start_arguments(
     chain run's, when its start passed one (first among the keywords)."""
     if isinstance(serialized, _OwnRun):
         shown = extra.pop("handler_name", given)
+        named: dict[str, Any] | None
         if isinstance(serialized, _OwnRunOf):
             named = {**serialized.head, "name": serialized.name}
         else:
