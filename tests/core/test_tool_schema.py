@@ -122,11 +122,16 @@ def test_every_kind_of_type_hint_has_the_schema_pydantic_writes():
         "i": {"anyOf": [{"items": {"type": "integer"}, "type": "array", "uniqueItems": True},
                         {"type": "null"}], "default": None},
         "color": {"default": "red", "enum": ["red", "blue"], "type": "string"},
-        "box": {"anyOf": [{"description": "A box.", "properties": {"width": {"type": "integer"},
-                 "label": {"type": "string"}}, "required": ["width", "label"], "type": "object"},
+        # inside an anyOf, pydantic's titles (LangChain leaves them there)
+        "box": {"anyOf": [{"description": "A box.", "properties": {
+                    "width": {"title": "Width", "type": "integer"},
+                    "label": {"title": "Label", "type": "string"}},
+                 "required": ["width", "label"], "title": "Box", "type": "object"},
                           {"type": "null"}], "default": None},
-        "point": {"anyOf": [{"description": "A point.", "properties": {"x": {"type": "integer"},
-                   "y": {"default": 0, "type": "integer"}}, "required": ["x"], "type": "object"},
+        "point": {"anyOf": [{"description": "A point.", "properties": {
+                    "x": {"title": "X", "type": "integer"},
+                    "y": {"default": 0, "title": "Y", "type": "integer"}},
+                   "required": ["x"], "title": "Point", "type": "object"},
                             {"type": "null"}], "default": None},
         "t": {"default": [], "items": {"type": "integer"}, "type": "array"},
         "one": {"const": "x", "default": "x", "type": "string"},
@@ -289,9 +294,11 @@ def test_pydantic_models_keep_field_descriptions_and_validate_with_pydantic():
     assert schema.model is Multiply
     assert schema.description == "Multiply two integers together."
     assert schema.properties["a"] == {"description": "First integer", "type": "integer"}
+    # inside an anyOf pydantic's titles stay, as LangChain leaves them there
     assert schema.properties["inner"]["anyOf"][0] == {
-        "properties": {"depth": {"description": "how deep", "type": "integer"}},
+        "properties": {"depth": {"description": "how deep", "title": "Depth", "type": "integer"}},
         "required": ["depth"],
+        "title": "Inner",
         "type": "object",
     }
     assert schema.validate({"a": "3", "b": 4}, tool="multiply") == {"a": 3, "b": 4}
@@ -385,13 +392,13 @@ def test_specs_match_langchain_for_the_same_functions():
     """Differential: the tool specs a model sees are LangChain's (pydantic-made) ones.
 
     If this fails, compare the property that differs: ragline writes the schema by hand
-    in _schema.py and must follow what pydantic emits for the same annotation. (LangChain
-    leaves pydantic's "title" keys inside anyOf branches; ragline drops every title.)
+    in _schema.py and must follow what pydantic emits for the same annotation (with its
+    "title" keys inside anyOf branches, which LangChain leaves).
     """
     function_calling = pytest.importorskip("langchain_core.utils.function_calling")
     for function in (search, shapes):
         ours = convert_to_openai_tool(function)
-        theirs = _schema._strip_titles(function_calling.convert_to_openai_tool(function))
+        theirs = function_calling.convert_to_openai_tool(function)
         assert ours == theirs, function.__name__
 
 

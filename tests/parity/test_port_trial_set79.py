@@ -335,3 +335,73 @@ def test_the_tools_agents_parsers_are_two_classes() -> None:
     assert "OpenAIToolsAgentOutputParser OpenAIToolsAgentOutputParser() '' " in langchain_printed
     assert "\nFalse\n" in langchain_printed
     assert _printed(_ported(_TOOLS_AGENT_PARSERS)) == langchain_printed
+
+
+# titles_in_anyof: the set's tool-calling programs print the tool specs their scripted
+# fakes receive (model.kwargs["tools"]). LangChain strips pydantic's "title" keys down
+# through objects but not into lists, so the member schemas of an anyOf (an
+# Optional[Model] field, a union parameter) keep theirs; ragline stripped them all. An
+# Enum class of one member is an "enum" of one value (a Literal's is a "const").
+_TITLES_IN_ANYOF = """
+import dataclasses
+from enum import Enum
+from typing import List, Optional, Union
+
+from langchain_core.tools import tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+
+class Only(Enum):
+    ONE = "one"
+
+
+class Item(BaseModel):
+    \"\"\"An item.\"\"\"
+
+    item_name: str = Field(description="its name")
+    qty: int = 1
+
+
+class Box(TypedDict):
+    width: int
+
+
+@dataclasses.dataclass
+class Spot:
+    x_pos: int
+    y_pos: int = 0
+
+
+class Order(BaseModel):
+    \"\"\"An order.\"\"\"
+
+    best: Optional[Item] = None
+    items: Optional[List[Item]] = None
+    pick: Union[Item, int] = 0
+    only: Only = Only.ONE
+    items_plain: List[Item] = []
+
+
+@tool
+def place(
+    item: Optional[Item] = None,
+    shade: Union[Only, int] = 1,
+    box: Optional[Box] = None,
+    spot: Optional[Spot] = None,
+) -> str:
+    \"\"\"Place an item.\"\"\"
+    return "ok"
+
+
+print(convert_to_openai_tool(Order))
+print(convert_to_openai_tool(place))
+"""
+
+
+def test_schemas_inside_an_anyof_keep_their_titles() -> None:
+    langchain_printed = _printed(_TITLES_IN_ANYOF)
+    assert "'title': 'Item Name'" in langchain_printed
+    assert "'only': {'enum': ['one'], 'type': 'string', 'default': 'one'}" in langchain_printed
+    assert _printed(_ported(_TITLES_IN_ANYOF)) == langchain_printed

@@ -117,8 +117,9 @@ def type_to_json_schema(annotation: Any) -> dict[str, Any]:
     return _schema_of(annotation)[0]
 
 
-def _schema_of(annotation: Any) -> tuple[dict[str, Any], str | None]:
-    """``(schema, description from Annotated metadata or None)``."""
+def _schema_of(annotation: Any, titled: bool = False) -> tuple[dict[str, Any], str | None]:
+    """``(schema, description from Annotated metadata or None)``; ``titled``: see
+    :func:`_plain_schema`."""
     description = None
     if typing.get_origin(annotation) is typing.Annotated:
         annotation, *extras = typing.get_args(annotation)
@@ -127,10 +128,13 @@ def _schema_of(annotation: Any) -> tuple[dict[str, Any], str | None]:
                 description = extra
             elif isinstance(getattr(extra, "description", None), str):
                 description = extra.description
-    return _plain_schema(annotation), description
+    return _plain_schema(annotation, titled), description
 
 
-def _plain_schema(annotation: Any) -> dict[str, Any]:
+def _plain_schema(annotation: Any, titled: bool = False) -> dict[str, Any]:
+    """``annotation``'s schema; ``titled``: inside a union's ``anyOf``, where LangChain
+    leaves pydantic's titles (it strips them down through objects, not lists), so a model
+    or an enum there keeps its ``title``."""
     if annotation is Any or annotation is inspect.Parameter.empty or annotation is object:
         return {}
     simple = _SIMPLE_TYPES.get(annotation)
@@ -139,55 +143,67 @@ def _plain_schema(annotation: Any) -> dict[str, Any]:
     origin = typing.get_origin(annotation)
     arguments = typing.get_args(annotation)
     if origin is typing.Annotated:
-        return _schema_of(annotation)[0]
+        return _schema_of(annotation, titled)[0]
     if origin is typing.Union or origin is types.UnionType:
-        return {"anyOf": [_plain_schema(member) for member in arguments]}
+        return {"anyOf": [_plain_schema(member, True) for member in arguments]}
     if origin is typing.Literal:
         return _enum_schema(list(arguments))
     if origin in (list, Sequence, typing.Sequence, typing.List):  # noqa: UP006
-        return {"items": _plain_schema(arguments[0]) if arguments else {}, "type": "array"}
+        items = _plain_schema(arguments[0], titled) if arguments else {}
+        return {"items": items, "type": "array"}
     if origin in (set, frozenset):
-        return {"items": _plain_schema(arguments[0]), "type": "array", "uniqueItems": True}
+        items = _plain_schema(arguments[0], titled)
+        return {"items": items, "type": "array", "uniqueItems": True}
     if origin is tuple:
-        return _tuple_schema(arguments)
+        return _tuple_schema(arguments, titled)
     if origin in (dict, Mapping, typing.Mapping):
-        value = _plain_schema(arguments[1]) if len(arguments) == 2 else True
+        value = _plain_schema(arguments[1], titled) if len(arguments) == 2 else True
         return {"additionalProperties": value if value != {} else True, "type": "object"}
     if isinstance(annotation, type):
-        return _class_schema(annotation)
+        return _class_schema(annotation, titled)
     if isinstance(annotation, str):
         raise InvalidInputError(f"cannot describe the unresolved type annotation {annotation!r}")
     return {}
 
 
-def _enum_schema(values: list[Any]) -> dict[str, Any]:
+def _enum_schema(values: list[Any], *, listed: bool = False) -> dict[str, Any]:
+    """A ``Literal``'s schema (one value: ``const``), or with ``listed`` an Enum class's
+    (always ``enum``), as pydantic writes them."""
     kinds = {type(value) for value in values}
-    schema: dict[str, Any] = {"const": values[0]} if len(values) == 1 else {"enum": values}
+    one = len(values) == 1 and not listed
+    schema: dict[str, Any] = {"const": values[0]} if one else {"enum": values}
     if len(kinds) == 1 and next(iter(kinds)) in _SIMPLE_TYPES:
         schema["type"] = _SIMPLE_TYPES[next(iter(kinds))]["type"]
     return schema
 
 
-def _tuple_schema(arguments: tuple[Any, ...]) -> dict[str, Any]:
+def _tuple_schema(arguments: tuple[Any, ...], titled: bool = False) -> dict[str, Any]:
     if len(arguments) == 2 and arguments[1] is Ellipsis:
-        return {"items": _plain_schema(arguments[0]), "type": "array"}
+        return {"items": _plain_schema(arguments[0], titled), "type": "array"}
     return {
         "maxItems": len(arguments),
         "minItems": len(arguments),
-        "prefixItems": [_plain_schema(member) for member in arguments],
+        "prefixItems": [_plain_schema(member, True) for member in arguments],
         "type": "array",
     }
 
 
-def _class_schema(cls: type) -> dict[str, Any]:
+def _class_schema(cls: type, titled: bool = False) -> dict[str, Any]:
     if issubclass(cls, enum.Enum):
-        return _enum_schema([member.value for member in cls])
+        schema = _enum_schema([member.value for member in cls], listed=True)
+        if titled:  # pydantic's key order: enum, title, type
+            first, *rest = schema.items()
+            return dict([first, ("title", cls.__name__), *rest])
+        return schema
     if is_pydantic_model(cls):
+        if titled:
+            return _inline_refs(_pydantic_json_schema(cls))  # type: ignore[no-any-return]
         schema = _strip_titles(_inline_refs(_pydantic_json_schema(cls)))
         return {k: v for k, v in schema.items() if k != "title"}
     if is_typeddict(cls):
         required = cls.__required_keys__  # type: ignore[attr-defined]
-        return _object_schema(cls, typing.get_type_hints(cls, include_extras=True), required, {})
+        hints = typing.get_type_hints(cls, include_extras=True)
+        return _object_schema(cls, hints, required, {}, titled)
     if dataclasses.is_dataclass(cls):
         hints = typing.get_type_hints(cls, include_extras=True)
         defaults, required = {}, set()
@@ -197,12 +213,16 @@ def _class_schema(cls: type) -> dict[str, Any]:
             elif field.default_factory is dataclasses.MISSING:
                 required.add(field.name)
         return _object_schema(cls, {f.name: hints[f.name] for f in dataclasses.fields(cls)},
-                              required, defaults)  # fmt: skip
+                              required, defaults, titled)  # fmt: skip
     return {}  # another class: described as anything, checked with isinstance
 
 
 def _object_schema(
-    cls: type, hints: dict[str, Any], required: set[str], defaults: dict[str, Any]
+    cls: type,
+    hints: dict[str, Any],
+    required: set[str],
+    defaults: dict[str, Any],
+    titled: bool = False,
 ) -> dict[str, Any]:
     schema: dict[str, Any] = {}
     # the class's own docstring only: a TypedDict without one would inherit dict's
@@ -216,9 +236,13 @@ def _object_schema(
             prop["default"] = _json_value(defaults[name])
         if described:
             prop["description"] = described
+        if titled:  # pydantic's title of a field, its keys in pydantic's (sorted) order
+            prop = dict(sorted({**prop, "title": name.title().replace("_", " ").strip()}.items()))
         properties[name] = prop
     schema["properties"] = properties
     schema["required"] = [name for name in hints if name in required]
+    if titled:
+        schema["title"] = cls.__name__
     schema["type"] = "object"
     return schema
 
@@ -271,9 +295,9 @@ def _given_parameters(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _strip_titles(schema: Any) -> Any:
-    """Remove pydantic's ``title`` keys (property names are already there)."""
-    if isinstance(schema, list):
-        return [_strip_titles(item) for item in schema]
+    """Remove pydantic's ``title`` keys (property names are already there), as LangChain
+    does: down through objects only, so the schemas inside a list (the members of an
+    ``anyOf``: an ``Optional[Model]`` field, a union) keep theirs, as in LangChain's."""
     if not isinstance(schema, dict):
         return schema
     cleaned = {}
