@@ -88,3 +88,42 @@ def test_a_mustache_prompt_schema_is_read_from_its_tags() -> None:
     ) in langchain_printed
     assert '"user": {"$ref": "#/$defs/user", "default": null}' in langchain_printed
     assert _printed(_ported(_MUSTACHE_SCHEMA)) == langchain_printed
+
+
+# prompt_addition: a probe beside the set (its composition programs add templates) added
+# templates of different formats and templates filling the same partial variable; LangChain
+# refuses both with ValueError, ragline joined the text (a jinja2 template's text then read
+# as an f-string, literal braces) and kept the second value. Templates that both validate
+# give one that validates.
+_PROMPT_ADDITION = """
+from langchain_core.prompts import PromptTemplate
+
+fstring = PromptTemplate.from_template("Tell me about {topic}")
+jinja = PromptTemplate.from_template(" in {{ language }}", template_format="jinja2")
+for left, right in [(fstring, jinja), (jinja, fstring)]:
+    try:
+        print(repr(left + right))
+    except ValueError:
+        print("ValueError")
+print(repr(jinja + " and {{ tone }}"))
+print((jinja + jinja).format(language="Welsh"))
+first = PromptTemplate.from_template("{a} {b}", partial_variables={"a": "1"})
+for second in [
+    PromptTemplate.from_template(" {a}", partial_variables={"a": "2"}),
+    PromptTemplate.from_template(" {c}", partial_variables={"c": "3"}),
+]:
+    try:
+        joined = first + second
+        print(repr(joined), joined.format(b="B"))
+    except ValueError:
+        print("ValueError")
+strict = PromptTemplate.from_template("{x}", validate_template=True)
+print(repr(strict + strict), repr(strict + fstring))
+"""
+
+
+def test_adding_templates_of_different_formats_or_partials_is_refused() -> None:
+    langchain_printed = _printed(_PROMPT_ADDITION)
+    assert langchain_printed.startswith("ValueError\nValueError\n")
+    assert langchain_printed.count("ValueError") == 3
+    assert _printed(_ported(_PROMPT_ADDITION)) == langchain_printed
