@@ -136,3 +136,46 @@ def test_a_model_or_prompt_run_gives_handlers_its_class_id() -> None:
     )
     assert "'id': ['langchain', 'prompts', 'chat', 'ChatPromptTemplate']" in langchain_printed
     assert _printed(_ported(_SERIALIZED_IDS)) == langchain_printed
+
+
+# tool_text_events: astream_events of a chain whose last step is a tool given text (the
+# previous step's string). LangChain's tool events carry the arguments dict its handlers
+# get as inputs=, None for text: the start shows {"input": {}}, the end "input": None;
+# ragline's showed the text in both.
+_TOOL_TEXT_EVENTS = """
+import asyncio
+
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tools import tool
+
+
+@tool
+def lookup(q: str) -> str:
+    '''Look a thing up.'''
+    if q == "bad":
+        raise ValueError("no such thing")
+    return "found " + q
+
+
+async def main():
+    for word in ("cat", "bad"):
+        chain = RunnableLambda(lambda x: x, name="same") | lookup
+        try:
+            async for event in chain.astream_events(word, version="v2"):
+                if event["event"].startswith("on_tool"):
+                    print(event["event"], event["name"], event["data"])
+        except ValueError as error:
+            print("raised", error)
+    async for event in lookup.astream_events({"q": "dog"}, version="v2"):
+        print(event["event"], event["data"])
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_tool_given_text_shows_langchains_inputs_in_its_events() -> None:
+    langchain_printed = _printed(_TOOL_TEXT_EVENTS)
+    assert "on_tool_start lookup {'input': {}}" in langchain_printed
+    assert "on_tool_end lookup {'output': 'found cat', 'input': None}" in langchain_printed
+    assert _printed(_ported(_TOOL_TEXT_EVENTS)) == langchain_printed

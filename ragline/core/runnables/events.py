@@ -433,9 +433,15 @@ class RunWatcher(StreamingCallbackHandler):
             tags,
             metadata,
             name,
-            input_str if inputs is None else inputs,
+            {} if inputs is None else inputs,
             serialized=serialized,
         )
+        # a tool given text (no dict of arguments): LangChain's events show its input as
+        # {} at the start and None at the end or error, not the text
+        if inputs is None:
+            info = self._runs.get(run_id)
+            if info is not None and not info.root:
+                info.input = None
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id, output, output, kwargs)
