@@ -992,10 +992,10 @@ def _own_run_of(obj: Any) -> Any:
     kind = type(obj)
     own = _OWN_RUNS.get(kind)
     if own is None:
-        from ragline.core.load import dumpd
+        from ragline.core.load import _encode
 
-        try:
-            form = dumpd(obj)
+        try:  # its own entry only (what it holds is not written: the head is its class's)
+            form = _encode(obj)
         except Exception:  # a class ragline cannot write: the run's name alone
             form = {}
         head = {key: form[key] for key in ("lc", "type", "id") if key in form}
