@@ -179,3 +179,55 @@ def test_a_tool_given_text_shows_langchains_inputs_in_its_events() -> None:
     assert "on_tool_start lookup {'input': {}}" in langchain_printed
     assert "on_tool_end lookup {'output': 'found cat', 'input': None}" in langchain_printed
     assert _printed(_ported(_TOOL_TEXT_EVENTS)) == langchain_printed
+
+
+# async_listeners: a tutorial bound coroutine listeners with with_alisteners; ragline's
+# runnables had no such method (AttributeError). LangChain awaits a start listener
+# before the runnable runs and an end or error listener before the call returns; a
+# listener with a config parameter gets the call's config.
+_ASYNC_LISTENERS = """
+import asyncio
+
+from langchain_core.runnables import RunnableLambda
+
+
+async def started(run, config):
+    print("start", run.name, run.inputs, config.get("tags"))
+
+
+async def ended(run):
+    await asyncio.sleep(0)
+    print("end", run.name, run.outputs, [child.name for child in run.child_runs])
+
+
+async def failed(run):
+    print("error", run.name, run.error.splitlines()[0])
+
+
+def halve(x):
+    return 10 // x
+
+
+async def main():
+    step = RunnableLambda(halve, name="halve") | RunnableLambda(lambda y: y + 1, name="inc")
+    listened = step.with_alisteners(on_start=started, on_end=ended, on_error=failed)
+    print(await listened.ainvoke(2, {"tags": ["t"]}))
+    print(await listened.abatch([5, 10]))
+    print([chunk async for chunk in listened.astream(1)])
+    try:
+        await listened.ainvoke(0)
+    except ZeroDivisionError as error:
+        print("raised", error)
+    each = RunnableLambda(halve, name="halve").map().with_alisteners(on_end=ended)
+    print(await each.ainvoke([1, 2]))
+
+
+asyncio.run(main())
+"""
+
+
+def test_coroutine_listeners_are_awaited_around_each_run() -> None:
+    langchain_printed = _printed(_ASYNC_LISTENERS)
+    assert "start RunnableSequence {'input': 2} ['t']" in langchain_printed
+    assert "end RunnableSequence {'output': 6} ['halve', 'inc']" in langchain_printed
+    assert _printed(_ported(_ASYNC_LISTENERS)) == langchain_printed

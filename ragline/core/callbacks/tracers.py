@@ -712,6 +712,65 @@ class RootListenersHandler(_RunTreeHandler):
             listener(run)
 
 
+class AsyncRootListenersHandler(RootListenersHandler):
+    """:class:`RootListenersHandler` for coroutine listeners (behind
+    ``Runnable.with_alisteners``): each listener's coroutine is awaited by the run's
+    callbacks before the run goes on (a start listener before the runnable runs, an
+    end listener before the call returns), as LangChain's async listeners."""
+
+    def __init__(
+        self,
+        on_start: Any = None,
+        on_end: Any = None,
+        on_error: Any = None,
+        *,
+        config: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(on_start, on_end, on_error, config=config)
+        self._pending: list[Any] = []
+
+    def _notify(self, which: str, run: Run) -> None:
+        listener = self._listeners[which]
+        if listener is None:
+            return
+        if self._with_config[which]:
+            self._pending.append(listener(run, config=dict(self._config or {})))
+        else:
+            self._pending.append(listener(run))
+
+
+async def _await_all(pending: list[Any]) -> None:
+    for awaitable in pending:
+        if inspect.isawaitable(awaitable):
+            await awaitable
+
+
+def _awaiting_listeners(event: str) -> Any:
+    """``event``'s method of :class:`AsyncRootListenersHandler`: the run recorded as
+    ever, then the listeners' coroutines it started returned as one to await (taken in
+    the same step, so concurrent runs' listeners stay apart)."""
+    recorded = getattr(RootListenersHandler, event)
+
+    def method(self: AsyncRootListenersHandler, *args: Any, **kwargs: Any) -> Any:
+        recorded(self, *args, **kwargs)
+        if not self._pending:
+            return None
+        pending, self._pending = self._pending, []
+        return _await_all(pending)
+
+    method.__name__ = method.__qualname__ = event
+    return method
+
+
+for _event in (
+    "on_chain_start", "on_llm_start", "on_chat_model_start", "on_retriever_start",
+    "on_tool_start", "on_chain_end", "on_chain_error", "on_llm_end", "on_llm_error",
+    "on_retriever_end", "on_retriever_error", "on_tool_end", "on_tool_error",
+):  # fmt: skip
+    setattr(AsyncRootListenersHandler, _event, _awaiting_listeners(_event))
+del _event
+
+
 def wait_for_all_tracers() -> None:
     """Wait until every tracer has sent its runs (LangChain's, for its LangSmith tracer).
 

@@ -590,6 +590,39 @@ class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[In
         )
         return RunnableBinding(self, config_factories=[factory])
 
+    def with_alisteners(
+        self,
+        *,
+        on_start: Callable[..., Any] | None = None,
+        on_end: Callable[..., Any] | None = None,
+        on_error: Callable[..., Any] | None = None,
+    ) -> RunnableBinding[Input, Output]:
+        """:meth:`with_listeners` for coroutine functions: each listener is awaited
+        with the :class:`~ragline.core.callbacks.Run` (and the call's config, when it
+        has a ``config`` parameter) before the run goes on, in ``ainvoke``, ``astream``
+        and the other async calls (a sync call runs it to completion).
+
+        Example:
+            >>> import asyncio
+            >>> from ragline.core import RunnableLambda
+            >>> async def ended(run):
+            ...     print("ended", run.outputs)
+            >>> doubled = RunnableLambda(lambda x: x * 2).with_alisteners(on_end=ended)
+            >>> asyncio.run(doubled.ainvoke(4))
+            ended {'output': 8}
+            8
+        """
+        from ragline.core.runnables.binding import RunnableBinding, listeners_config_factory
+
+        factory = listeners_config_factory(
+            on_start,
+            on_end,
+            on_error,
+            qualname="Runnable.with_alisteners.<locals>.<lambda>",
+            awaited=True,
+        )
+        return RunnableBinding(self, config_factories=[factory])
+
     def with_retry(
         self,
         *,

@@ -404,18 +404,26 @@ def listeners_config_factory(
     on_error: Callable[[Any], Any] | None,
     *,
     qualname: str,
+    awaited: bool = False,
 ) -> ConfigFactory:
     """The config factory ``with_listeners`` adds: a handler calling the listeners. A
     listener taking ``config`` gets the call's (tags, metadata, configurable, run_name
     ..., without callbacks), so each call gets its own handler, as LangChain's.
-    ``qualname`` is the name the function prints with (LangChain's, in a printed binding).
+    ``qualname`` is the name the function prints with (LangChain's, in a printed binding);
+    ``awaited``: the listeners are coroutine functions (``with_alisteners``).
     """
-    from ragline.core.callbacks.tracers import RootListenersHandler, listener_takes_config
+    from ragline.core.callbacks.tracers import (
+        AsyncRootListenersHandler,
+        RootListenersHandler,
+        listener_takes_config,
+    )
+
+    handler = AsyncRootListenersHandler if awaited else RootListenersHandler
 
     listeners = (on_start, on_end, on_error)
     factory: ConfigFactory
     if not any(f is not None and listener_takes_config(f) for f in listeners):
-        added: RunnableConfig = {"callbacks": [RootListenersHandler(*listeners)]}
+        added: RunnableConfig = {"callbacks": [handler(*listeners)]}
 
         def factory(config: RunnableConfig) -> RunnableConfig:
             return added
@@ -426,7 +434,7 @@ def listeners_config_factory(
         def factory(config: RunnableConfig) -> RunnableConfig:
             seen: dict[str, Any] = {"tags": [], "metadata": {}, "configurable": {}}
             seen.update({k: v for k, v in config.items() if k != "callbacks" and v is not None})
-            return {"callbacks": [RootListenersHandler(*listeners, config=seen)]}
+            return {"callbacks": [handler(*listeners, config=seen)]}
 
     factory.__qualname__ = qualname
     factory.__name__ = qualname.rpartition(".")[2]

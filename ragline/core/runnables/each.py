@@ -135,6 +135,18 @@ class RunnableEach(RunnableEachBase[Input, Output]):
         listened = self.bound.with_listeners(on_start=on_start, on_end=on_end, on_error=on_error)
         return RunnableEach(bound=listened)
 
+    def with_alisteners(  # type: ignore[override]
+        self,
+        *,
+        on_start: Callable[..., Any] | None = None,
+        on_end: Callable[..., Any] | None = None,
+        on_error: Callable[..., Any] | None = None,
+    ) -> RunnableEach[Input, Output]:
+        """A ``RunnableEach`` of ``bound.with_alisteners(...)``: the coroutine listeners
+        see each element's run."""
+        listened = self.bound.with_alisteners(on_start=on_start, on_end=on_end, on_error=on_error)
+        return RunnableEach(bound=listened)
+
 
 def _item_ref(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[str, Any]:
     """The item schema as LangChain's RunnableEach writes it: the bound runnable's titled
