@@ -174,7 +174,7 @@ class SimpleSequentialChain(Chain):
             children = None if run_manager is None else run_manager.get_child(f"step_{step + 1}")
             value = self._stripped(chain.run(value, callbacks=children))
             if run_manager is not None and run_manager.handlers:
-                run_manager.on_text(str(value), color=colors[step], end="\n")
+                run_manager.on_text(str(value), color=colors[step], end="\n", verbose=self.verbose)
         return {self.output_key: value}
 
     async def _acall(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
@@ -184,7 +184,9 @@ class SimpleSequentialChain(Chain):
             children = None if run_manager is None else run_manager.get_child(f"step_{step + 1}")
             value = self._stripped(await chain.arun(value, callbacks=children))
             if run_manager is not None and run_manager.handlers:
-                await run_manager.aon_text(str(value), color=colors[step], end="\n")
+                await run_manager.aon_text(
+                    str(value), color=colors[step], end="\n", verbose=self.verbose
+                )
         return {self.output_key: value}
 
 

@@ -231,3 +231,38 @@ def test_coroutine_listeners_are_awaited_around_each_run() -> None:
     assert "start RunnableSequence {'input': 2} ['t']" in langchain_printed
     assert "end RunnableSequence {'output': 6} ['halve', 'inc']" in langchain_printed
     assert _printed(_ported(_ASYNC_LISTENERS)) == langchain_printed
+
+
+# sequential_text: a handler's on_text printed its keywords for a SimpleSequentialChain;
+# LangChain passes the chain's verbose flag with each step's output (as LLMChain does
+# with its prompt), ragline did not.
+_SEQUENTIAL_TEXT = """
+import asyncio
+
+from langchain_classic.chains import LLMChain, SimpleSequentialChain
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+
+class Texts(BaseCallbackHandler):
+    def on_text(self, text, **kwargs):
+        print(repr(text), kwargs.get("color"), kwargs.get("end") == "\\n", kwargs.get("verbose"))
+
+
+def steps():
+    llm = FakeListLLM(responses=["one", "two"])
+    first = LLMChain(llm=llm, prompt=PromptTemplate.from_template("A {x}"))
+    second = LLMChain(llm=llm, prompt=PromptTemplate.from_template("B {y}"))
+    return SimpleSequentialChain(chains=[first, second], callbacks=[Texts()])
+
+
+print(steps().invoke("start"))
+print(asyncio.run(steps().ainvoke("start")))
+"""
+
+
+def test_a_sequential_chain_reports_its_verbose_flag_with_each_text() -> None:
+    langchain_printed = _printed(_SEQUENTIAL_TEXT)
+    assert "'two' yellow True False" in langchain_printed
+    assert _printed(_ported(_SEQUENTIAL_TEXT)) == langchain_printed
