@@ -127,3 +127,51 @@ def test_adding_templates_of_different_formats_or_partials_is_refused() -> None:
     assert langchain_printed.startswith("ValueError\nValueError\n")
     assert langchain_printed.count("ValueError") == 3
     assert _printed(_ported(_PROMPT_ADDITION)) == langchain_printed
+
+
+# content_block_templates: a probe beside the set (its image programs build multimodal
+# messages) gave HumanMessagePromptTemplate.from_template a list of text and image_url
+# blocks, as LangChain's multimodal recipes do; ragline's took only a string (it raised
+# InvalidInputError). LangChain builds the same message a (role, [blocks]) tuple does.
+_CONTENT_BLOCK_TEMPLATES = """
+from langchain_core.prompts import (
+    AIMessagePromptTemplate,
+    ChatPromptTemplate,
+    HumanMessagePromptTemplate,
+    SystemMessagePromptTemplate,
+)
+
+human = HumanMessagePromptTemplate.from_template(
+    [
+        {"text": "Describe {subject}"},
+        {"image_url": "data:image/png;base64,{picture}"},
+        "then {task}",
+        {"type": "image_url", "image_url": {"url": "{second}", "detail": "low"}},
+    ]
+)
+print(repr(human))
+print(human.input_variables)
+print(human.format(subject="it", picture="AAAA", task="rate it", second="https://x/y.png"))
+system = SystemMessagePromptTemplate.from_template(
+    [{"type": "text", "text": "Be {tone}."}], additional_kwargs={"k": 1}
+)
+print(repr(system), system.format(tone="brief"))
+print(repr(AIMessagePromptTemplate.from_template(["{a}", "{b}"]).format(a=1, b=2)))
+prompt = ChatPromptTemplate.from_messages([system, human])
+print(prompt.input_variables)
+value = prompt.invoke(
+    {"tone": "calm", "subject": "this", "picture": "BBBB", "task": "go", "second": "s"}
+)
+print(value.to_messages())
+try:
+    HumanMessagePromptTemplate.from_template(["{a}"], partial_variables={"a": "x"})
+except ValueError:
+    print("ValueError")
+"""
+
+
+def test_a_message_template_takes_a_list_of_content_blocks() -> None:
+    langchain_printed = _printed(_CONTENT_BLOCK_TEMPLATES)
+    assert "ImagePromptTemplate(input_variables=['picture']" in langchain_printed
+    assert langchain_printed.rstrip().endswith("ValueError")
+    assert _printed(_ported(_CONTENT_BLOCK_TEMPLATES)) == langchain_printed

@@ -146,10 +146,30 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
         ``partial_variables`` fills some variables now (as ``PromptTemplate`` does); the
         rest stay inputs. Other keywords (``additional_kwargs``) go to the constructor.
 
+        A list (strings, ``{"text": ...}`` and ``{"image_url": ...}`` blocks, other dicts)
+        makes a message whose content is those blocks, each a template, as a
+        ``(role, [blocks])`` part of a chat prompt does; it takes no partial variables.
+
         Example:
             >>> HumanMessagePromptTemplate.from_template("{q}").format(q="hi")
             HumanMessage(content='hi', additional_kwargs={}, response_metadata={})
         """
+        if isinstance(template, (list, tuple)):
+            if partial_variables:
+                raise InvalidInputError(
+                    "partial variables are not taken with a list of content-block "
+                    "templates; fill them in the blocks' text"
+                )
+            blocks = _ContentBlocksMessagePromptTemplate(
+                cls.message_class,
+                template,
+                template_format,
+                cls.__name__,
+                additional_kwargs=kwargs.pop("additional_kwargs", None),
+            )
+            if kwargs:  # dropped, as the message template's constructor drops them
+                _warn_ignored(blocks, kwargs, cls._options())
+            return blocks
         prompt = PromptTemplate(
             template, template_format=template_format, partial_variables=partial_variables
         )
@@ -430,9 +450,11 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
         blocks: Sequence[Any],
         template_format: str,
         role_class_name: str,
+        additional_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         self.message_class = message_class
         self._role_class_name = role_class_name
+        self.additional_kwargs = dict(additional_kwargs or {})
         self.prompt: list[PromptTemplate | _BlockTemplate] = []
         for block in blocks:
             if isinstance(block, str):
@@ -469,7 +491,7 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
                 content.append({"type": "text", "text": part.format(**values)})
             else:
                 content.append(part.format_block(kwargs))
-        return self.message_class(content)
+        return self.message_class(content, additional_kwargs=dict(self.additional_kwargs))
 
     async def aformat(self, **kwargs: Any) -> BaseMessage:
         """Async :meth:`format`."""
@@ -487,10 +509,13 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
         return "\n\n".join([_banner(title, bold=html), *shown])
 
     def __repr__(self) -> str:  # LangChain's printed form: the role's class, a list prompt
-        return f"{self._role_class_name}(prompt={self.prompt!r}, additional_kwargs={{}})"
+        return (
+            f"{self._role_class_name}(prompt={self.prompt!r}, "
+            f"additional_kwargs={self.additional_kwargs!r})"
+        )
 
     def __str__(self) -> str:
-        return f"prompt={self.prompt!r} additional_kwargs={{}}"
+        return f"prompt={self.prompt!r} additional_kwargs={self.additional_kwargs!r}"
 
 
 # --------------------------------------------------------------------------- chat prompts
