@@ -278,5 +278,5 @@ def test_async_only_generator_refuses_sync_stream():
         async for chunk in chunks:
             yield chunk
 
-    with pytest.raises(TypeError, match="async generator; use astream"):
+    with pytest.raises(NotImplementedError, match="wraps an async generator function"):
         list(RunnableGenerator(agen).stream("x"))

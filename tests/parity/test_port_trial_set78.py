@@ -223,3 +223,44 @@ def test_a_config_schema_is_written_as_langchains() -> None:
         "'type': 'object'}, 'LLM': {'enum': ['chat', 'plain'], 'title': 'LLM', "
     )
     assert _printed(_ported(_CONFIG_SCHEMA)) == expected
+
+
+# probe beside the set (RunnableGenerator's API docs): a generator made from an async
+# generator function only, called through a sync method. LangChain raises
+# NotImplementedError (as it does for a sync-only one called through an async method);
+# ragline raised TypeError, which `except NotImplementedError` did not catch.
+_ASYNC_ONLY_GENERATOR = """
+import asyncio
+from langchain_core.runnables import RunnableGenerator, RunnableLambda
+
+
+async def shout(chunks):
+    async for chunk in chunks:
+        yield chunk.upper()
+
+
+def whisper(chunks):
+    for chunk in chunks:
+        yield chunk.lower()
+
+
+loud = RunnableGenerator(shout)
+print(asyncio.run(loud.ainvoke("ab")), loud.get_name())
+for call in (
+    lambda: loud.invoke("ab"),
+    lambda: list(loud.stream("ab")),
+    lambda: loud.batch(["ab"]),
+    lambda: (RunnableLambda(lambda x: x) | loud).invoke("ab"),
+    lambda: asyncio.run(RunnableGenerator(whisper).ainvoke("AB")),
+):
+    try:
+        print(call())
+    except NotImplementedError as err:
+        print("NotImplementedError", type(err).__name__)
+"""
+
+
+def test_an_async_only_generator_called_sync_raises_not_implemented() -> None:
+    expected = _printed(_ASYNC_ONLY_GENERATOR)
+    assert expected.splitlines() == ["AB shout"] + ["NotImplementedError NotImplementedError"] * 5
+    assert _printed(_ported(_ASYNC_ONLY_GENERATOR)) == expected

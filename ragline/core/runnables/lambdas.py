@@ -641,7 +641,7 @@ class RunnableGenerator(Runnable[Input, Output]):
         """Feed the input chunks to the generator function as they come."""
         self._reject_kwargs(kwargs)
         if self._transform_call is None:
-            raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
+            raise self._async_only()
         return self._transform_stream_with_config(
             input, self._transform_call, config, with_run_manager=self._transform_manager
         )
@@ -652,7 +652,7 @@ class RunnableGenerator(Runnable[Input, Output]):
         """Stream the generator's output for one input."""
         self._reject_kwargs(kwargs)
         if self._transform_call is None:
-            raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
+            raise self._async_only()
         return self._transform_stream_with_config(
             iter([input]), self._transform_call, config, with_run_manager=self._transform_manager
         )
@@ -663,6 +663,13 @@ class RunnableGenerator(Runnable[Input, Output]):
         for chunk in self.stream(input, config, **kwargs):
             total = add_chunks(total, chunk)
         return None if total is _NOTHING else total  # type: ignore[return-value]
+
+    def _async_only(self) -> NotImplementedError:
+        # as LangChain's: an async generator function has no sync path
+        return NotImplementedError(
+            f"{self!r} wraps an async generator function: use ainvoke/astream/abatch, or "
+            "pass a sync generator function (transform=...) for the sync methods"
+        )
 
     def _sync_only(self) -> NotImplementedError:
         # as LangChain's: a generator over a sync iterator has no async path (running it
