@@ -185,11 +185,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.callbacks.manager": {
         "ragline.core": "CallbackManager CallbackManagerForToolRun",
         "ragline.core.callbacks": (
-            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
-            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
-            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
-            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun collect_runs "
-            "get_openai_callback"
+            "AsyncCallbackManager AsyncCallbackManagerForChainGroup "
+            "AsyncCallbackManagerForChainRun AsyncCallbackManagerForLLMRun "
+            "AsyncCallbackManagerForRetrieverRun AsyncCallbackManagerForToolRun "
+            "BaseRunManager CallbackManagerForChainGroup CallbackManagerForChainRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun "
+            "atrace_as_chain_group collect_runs get_openai_callback trace_as_chain_group"
         ),
     },
     "langchain_classic.callbacks.streaming_aiter": {
@@ -811,10 +812,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.schema.callbacks.manager": {
         "ragline.core": "CallbackManager CallbackManagerForToolRun",
         "ragline.core.callbacks": (
-            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
-            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
-            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
-            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun collect_runs"
+            "AsyncCallbackManager AsyncCallbackManagerForChainGroup "
+            "AsyncCallbackManagerForChainRun AsyncCallbackManagerForLLMRun "
+            "AsyncCallbackManagerForRetrieverRun AsyncCallbackManagerForToolRun "
+            "BaseRunManager CallbackManagerForChainGroup CallbackManagerForChainRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun collect_runs "
+            "trace_as_chain_group"
         ),
     },
     "langchain_classic.schema.callbacks.stdout": {
@@ -1280,9 +1283,10 @@ PATHS: dict[str, dict[str, str]] = {
             "CallbackManagerForToolRun StdOutCallbackHandler"
         ),
         "ragline.core.callbacks": (
-            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
-            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
-            "AsyncCallbackManagerForToolRun BaseCallbackManager BaseRunManager "
+            "AsyncCallbackManager AsyncCallbackManagerForChainGroup "
+            "AsyncCallbackManagerForChainRun AsyncCallbackManagerForLLMRun "
+            "AsyncCallbackManagerForRetrieverRun AsyncCallbackManagerForToolRun "
+            "BaseCallbackManager BaseRunManager CallbackManagerForChainGroup "
             "CallbackManagerForChainRun CallbackManagerForLLMRun "
             "CallbackManagerForRetrieverRun Callbacks FileCallbackHandler "
             "StreamingStdOutCallbackHandler UsageMetadataCallbackHandler "
@@ -1299,11 +1303,13 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.callbacks.manager": {
         "ragline.core": "CallbackManager CallbackManagerForToolRun",
         "ragline.core.callbacks": (
-            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
-            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
-            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
+            "AsyncCallbackManager AsyncCallbackManagerForChainGroup "
+            "AsyncCallbackManagerForChainRun AsyncCallbackManagerForLLMRun "
+            "AsyncCallbackManagerForRetrieverRun AsyncCallbackManagerForToolRun "
+            "BaseRunManager CallbackManagerForChainGroup CallbackManagerForChainRun "
             "CallbackManagerForLLMRun CallbackManagerForRetrieverRun Callbacks "
-            "adispatch_custom_event dispatch_custom_event"
+            "adispatch_custom_event atrace_as_chain_group dispatch_custom_event "
+            "trace_as_chain_group"
         ),
     },
     "langchain_core.callbacks.stdout": {
@@ -1835,10 +1841,9 @@ MISSING: dict[str, str] = {
         "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
     ),
     "langchain_classic.callbacks.manager": (
-        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
-        "CallbackManagerForChainGroup Callbacks ParentRunManager RunManager ahandle_event "
-        "atrace_as_chain_group env_var_is_set handle_event trace_as_chain_group "
-        "tracing_v2_enabled wandb_tracing_enabled"
+        "AsyncParentRunManager AsyncRunManager Callbacks ParentRunManager RunManager "
+        "ahandle_event env_var_is_set handle_event tracing_v2_enabled "
+        "wandb_tracing_enabled"
     ),
     "langchain_classic.chains": (
         "APIChain ArangoGraphQAChain ChatVectorDBChain ConstitutionalChain "
@@ -2055,9 +2060,8 @@ MISSING: dict[str, str] = {
         "RunManagerMixin ToolManagerMixin"
     ),
     "langchain_classic.schema.callbacks.manager": (
-        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
-        "CallbackManagerForChainGroup ParentRunManager RunManager env_var_is_set "
-        "handle_event register_configure_hook trace_as_chain_group tracing_v2_enabled"
+        "AsyncParentRunManager AsyncRunManager ParentRunManager RunManager env_var_is_set "
+        "handle_event register_configure_hook tracing_v2_enabled"
     ),
     "langchain_classic.schema.callbacks.tracers.base": "TracerException",
     "langchain_classic.schema.callbacks.tracers.langchain": (
@@ -2428,8 +2432,7 @@ MISSING: dict[str, str] = {
     ),
     "langchain_community.vectorstores.utils": "filter_complex_metadata",
     "langchain_core.callbacks": (
-        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
-        "CallbackManagerForChainGroup CallbackManagerMixin ChainManagerMixin "
+        "AsyncParentRunManager AsyncRunManager CallbackManagerMixin ChainManagerMixin "
         "LLMManagerMixin ParentRunManager RetrieverManagerMixin RunManager "
         "RunManagerMixin ToolManagerMixin"
     ),
@@ -2438,9 +2441,8 @@ MISSING: dict[str, str] = {
         "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
     ),
     "langchain_core.callbacks.manager": (
-        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
-        "CallbackManagerForChainGroup Func ParentRunManager RunManager T ahandle_event "
-        "atrace_as_chain_group handle_event shielded trace_as_chain_group"
+        "AsyncParentRunManager AsyncRunManager Func ParentRunManager RunManager T "
+        "ahandle_event handle_event shielded"
     ),
     "langchain_core.document_loaders": "LangSmithLoader PathLike",
     "langchain_core.document_loaders.blob_loaders": "PathLike",

@@ -9,6 +9,13 @@ counting. Each scenario runs the same program shape through LangChain and throug
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {
+    "core.callbacks.AsyncCallbackManagerForChainGroup",
+    "core.callbacks.CallbackManagerForChainGroup",
+    "core.callbacks.atrace_as_chain_group",
+    "core.callbacks.trace_as_chain_group",
+}
+
 # stdout_subclass: a handler derived from StdOutCallbackHandler with its own __init__ that
 # never calls the parent's. LangChain's chain lines need no attribute, so the chain's
 # "Entering" / "Finished" lines still print; ragline's looked up an attribute its
@@ -266,3 +273,55 @@ def test_a_sequential_chain_reports_its_verbose_flag_with_each_text() -> None:
     langchain_printed = _printed(_SEQUENTIAL_TEXT)
     assert "'two' yellow True False" in langchain_printed
     assert _printed(_ported(_SEQUENTIAL_TEXT)) == langchain_printed
+
+
+# chain_group: trace_as_chain_group and its async form, which ragline lacked (the port
+# kept LangChain's). The yielded manager makes the runs invoked with it children of one
+# group run; on_chain_end ends it (``ended``), a copy is a fresh group manager, an error
+# leaving the block ends it with that error and goes on. (LangChain drops a
+# callback_manager given to it unless LangSmith tracing is on, so no handler is given
+# here: see docs/differences-from-langchain.md.)
+_CHAIN_GROUP = """
+import asyncio
+
+from langchain_core.callbacks.manager import atrace_as_chain_group, trace_as_chain_group
+from langchain_core.runnables import RunnableLambda
+
+double = RunnableLambda(lambda x: x * 2)
+
+with trace_as_chain_group("pair", inputs={"x": 1}, tags=["grp"], metadata={"m": 1}) as group:
+    print(type(group).__name__, group.ended, group.tags, group.inheritable_tags)
+    print(group.metadata, group.inheritable_metadata, group.parent_run_id is not None)
+    print(len(group.handlers), len(group.inheritable_handlers))
+    print(double.invoke(2, {"callbacks": group}), double.batch([1, 2], {"callbacks": group}))
+    group.on_chain_end({"done": True})
+    print(group.ended)
+    copied = group.copy()
+    print(type(copied).__name__, copied.ended, copied.tags)
+
+try:
+    with trace_as_chain_group("failing") as group:
+        raise KeyError("inside")
+except KeyError as error:
+    print("raised", repr(error), group.ended)
+
+
+async def main():
+    async with atrace_as_chain_group("apair", tags=["a"]) as agroup:
+        print(type(agroup).__name__, agroup.tags, agroup.ended)
+        print(await double.ainvoke(5, {"callbacks": agroup}))
+        await agroup.on_chain_end({"ok": 1})
+        print(agroup.ended)
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_chain_group_manager_groups_runs_and_ends_them() -> None:
+    langchain_printed = _printed(_CHAIN_GROUP)
+    assert "CallbackManagerForChainGroup False ['grp'] ['grp']" in langchain_printed
+    assert "AsyncCallbackManagerForChainGroup ['a'] False" in langchain_printed
+    ported = _ported(_CHAIN_GROUP)
+    assert "langchain" not in ported
+    assert _printed(ported) == langchain_printed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 from uuid import UUID
 
@@ -13,7 +15,7 @@ from ragline.core.callbacks.run_managers import (
     AsyncCallbackManagerForToolRun,
 )
 
-__all__ = ["AsyncCallbackManager"]
+__all__ = ["AsyncCallbackManager", "AsyncCallbackManagerForChainGroup", "atrace_as_chain_group"]
 
 
 class AsyncCallbackManager(CallbackManager):
@@ -78,3 +80,80 @@ class AsyncCallbackManager(CallbackManager):
     ) -> None:
         """Report a custom event."""
         await self.aon_custom_event(name, data, run_id)
+
+
+class AsyncCallbackManagerForChainGroup(AsyncCallbackManager):
+    """The manager :func:`atrace_as_chain_group` yields: the async
+    :class:`~ragline.core.callbacks.manager.CallbackManagerForChainGroup`, whose
+    ``on_chain_end`` / ``on_chain_error`` are coroutines ending the group's run."""
+
+    __slots__ = ("ended", "parent_run_manager")
+
+    def __init__(
+        self,
+        handlers: Any = None,
+        inheritable_handlers: Any = None,
+        parent_run_id: UUID | None = None,
+        *,
+        parent_run_manager: Any,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(handlers, inheritable_handlers, parent_run_id, **kwargs)
+        self.parent_run_manager = parent_run_manager
+        self.ended = False
+
+    def copy(self) -> Any:
+        """A copy that ends the same group run (not yet ended, as LangChain's copy)."""
+        copied = super().copy()
+        copied.parent_run_manager = self.parent_run_manager
+        copied.ended = False  # a fresh group manager, as LangChain's copy
+        return copied
+
+    async def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
+        """End the group's run with ``outputs``."""
+        self.ended = True
+        await self.parent_run_manager.on_chain_end(outputs, **kwargs)
+
+    async def on_chain_error(self, error: BaseException, **kwargs: Any) -> None:
+        """End the group's run with ``error``."""
+        self.ended = True
+        await self.parent_run_manager.on_chain_error(error, **kwargs)
+
+
+@contextlib.asynccontextmanager
+async def atrace_as_chain_group(
+    group_name: str,
+    callback_manager: AsyncCallbackManager | None = None,
+    *,
+    inputs: dict[str, Any] | None = None,
+    project_name: str | None = None,
+    example_id: Any = None,
+    run_id: UUID | None = None,
+    tags: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+    address: Any = None,
+) -> AsyncIterator[AsyncCallbackManagerForChainGroup]:
+    """The ``async with`` form of
+    :func:`~ragline.core.callbacks.manager.trace_as_chain_group`: the runs made with the
+    yielded manager are children of one chain run named ``group_name``; it ends with
+    ``await manager.on_chain_end(outputs)``, else at the block's end with ``{}`` (or the
+    error that leaves it). ``project_name``, ``example_id`` and ``address`` are accepted
+    and unused (no LangSmith tracing)."""
+    from ragline.core.callbacks.manager import _group_manager
+
+    manager: Any = AsyncCallbackManager.configure(  # an AsyncCallbackManager
+        inheritable_callbacks=callback_manager,
+        inheritable_tags=tags,
+        inheritable_metadata=metadata,
+    )
+    run = await manager.on_chain_start({"name": group_name}, inputs or {}, run_id=run_id)
+    group = _group_manager(AsyncCallbackManagerForChainGroup, run)
+    try:
+        yield group
+    except BaseException as error:
+        if not group.ended:
+            await run.on_chain_error(error)
+        raise
+    else:
+        if not group.ended:
+            await run.on_chain_end({})

@@ -81,6 +81,7 @@ __all__ = [
     "BaseCallbackManager",
     "BaseRunManager",
     "CallbackManager",
+    "CallbackManagerForChainGroup",
     "CallbackManagerForChainRun",
     "CallbackManagerForLLMRun",
     "CallbackManagerForRetrieverRun",
@@ -91,6 +92,7 @@ __all__ = [
     "current_run_id",
     "current_run_listeners",
     "remove_default_handler",
+    "trace_as_chain_group",
 ]
 
 _NOT_GIVEN: Any = object()
@@ -1064,3 +1066,116 @@ def _given_name(serialized: Any) -> str | None:
 def _kind_name(event: str) -> str:
     """The run manager's name for a run nothing names (handlers get ``name=None``)."""
     return event.removeprefix("on_").removesuffix("_start")
+
+
+class CallbackManagerForChainGroup(CallbackManager):
+    """The manager :func:`trace_as_chain_group` yields: the runs started with it (pass it
+    as a call's ``callbacks``) are children of the group's run, and its
+    ``on_chain_end(outputs)`` / ``on_chain_error(error)`` end that run (``ended`` then
+    says so), as LangChain's.
+
+    Args:
+        parent_run_manager: the group run's manager.
+        (the others): as :class:`CallbackManager`'s.
+    """
+
+    __slots__ = ("ended", "parent_run_manager")
+
+    def __init__(
+        self,
+        handlers: Sequence[BaseCallbackHandler] | None = None,
+        inheritable_handlers: Sequence[BaseCallbackHandler] | None = None,
+        parent_run_id: UUID | None = None,
+        *,
+        parent_run_manager: Any,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(handlers, inheritable_handlers, parent_run_id, **kwargs)
+        self.parent_run_manager = parent_run_manager
+        self.ended = False
+
+    def copy(self) -> Any:
+        """A copy that ends the same group run (not yet ended, as LangChain's copy)."""
+        copied = super().copy()
+        copied.parent_run_manager = self.parent_run_manager
+        copied.ended = False  # a fresh group manager, as LangChain's copy
+        return copied
+
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
+        """End the group's run with ``outputs``."""
+        self.ended = True
+        self.parent_run_manager.on_chain_end(outputs, **kwargs)
+
+    def on_chain_error(self, error: BaseException, **kwargs: Any) -> None:
+        """End the group's run with ``error``."""
+        self.ended = True
+        self.parent_run_manager.on_chain_error(error, **kwargs)
+
+
+def _group_manager(kind: Any, run: Any) -> Any:
+    """The group manager (of ``kind``) whose runs are children of ``run``."""
+    child = run.get_child()
+    return kind(
+        child.handlers,
+        child.inheritable_handlers,
+        child.parent_run_id,
+        parent_run_manager=run,
+        tags=child.tags,
+        inheritable_tags=child.inheritable_tags,
+        metadata=child.metadata,
+        inheritable_metadata=child.inheritable_metadata,
+    )
+
+
+@contextlib.contextmanager
+def trace_as_chain_group(
+    group_name: str,
+    callback_manager: CallbackManager | None = None,
+    *,
+    inputs: dict[str, Any] | None = None,
+    project_name: str | None = None,
+    example_id: Any = None,
+    run_id: UUID | None = None,
+    tags: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+    address: Any = None,
+) -> Iterator[CallbackManagerForChainGroup]:
+    """Group the runs made inside the ``with`` block under one chain run named
+    ``group_name`` (started with ``inputs``), as LangChain's: pass the yielded manager as
+    each call's ``callbacks``. The run ends with ``manager.on_chain_end(outputs)``, else
+    at the block's end with ``{}`` (or with the error that leaves it).
+
+    ``callback_manager`` gives the handlers (and ``tags`` / ``metadata`` are added for
+    every run in the group); ``project_name``, ``example_id`` and ``address`` name a
+    LangSmith project, example and agent, which ragline does not trace to: they are
+    accepted and unused.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> from ragline.core.callbacks import RunCollectorCallbackHandler
+        >>> collector = RunCollectorCallbackHandler()
+        >>> handlers = CallbackManager([collector], inheritable_handlers=[collector])
+        >>> with trace_as_chain_group("pair", handlers) as group:
+        ...     RunnableLambda(lambda x: x + 1).invoke(1, {"callbacks": group})
+        ...     group.on_chain_end({"done": True})
+        2
+        >>> run = collector.traced_runs[0]
+        >>> run.name, run.outputs, len(run.child_runs)
+        ('pair', {'done': True}, 1)
+    """
+    manager = CallbackManager.configure(
+        inheritable_callbacks=callback_manager,
+        inheritable_tags=tags,
+        inheritable_metadata=metadata,
+    )
+    run = manager.on_chain_start({"name": group_name}, inputs or {}, run_id=run_id)
+    group = _group_manager(CallbackManagerForChainGroup, run)
+    try:
+        yield group
+    except BaseException as error:
+        if not group.ended:
+            run.on_chain_error(error)
+        raise
+    else:
+        if not group.ended:
+            run.on_chain_end({})
