@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from ragline.core import (
     AIMessage,
     AIMessageChunk,
+    BaseOutputParser,
     CommaSeparatedListOutputParser,
     FakeListChatModel,
     InvalidInputError,
@@ -230,3 +231,28 @@ async def test_bound_keyword_options_are_refused_not_dropped():
         await bound.ainvoke("x")
     with pytest.raises(TypeError, match=message):
         [chunk async for chunk in bound.astream("x")]
+
+
+def test_a_hand_written_init_taking_name_itself_gets_it() -> None:
+    # name= is every parser's (LangChain's Runnable field), added to a hand-written
+    # __init__ by a wrapper; an __init__ with its own name parameter is left as written
+    class Tagged(BaseOutputParser[tuple[str, list[str]]]):
+        def __init__(self, name: str, sep: str = ",") -> None:
+            super().__init__()
+            self.label, self.sep = name, sep
+
+        def parse(self, text: str) -> tuple[str, list[str]]:
+            return self.label, text.split(self.sep)
+
+    class Plain(BaseOutputParser[str]):
+        def __init__(self, sep: str = ",") -> None:
+            super().__init__()
+            self.sep = sep
+
+        def parse(self, text: str) -> str:
+            return text
+
+    tagged = Tagged(name="tags")
+    assert (tagged.invoke("a,b"), tagged.name) == (("tags", ["a", "b"]), None)
+    plain = Plain(name="mine", sep=";")
+    assert (plain.sep, plain.name, plain.get_name()) == (";", "mine", "mine")

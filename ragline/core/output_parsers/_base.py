@@ -18,6 +18,7 @@ import builtins
 import contextlib
 import csv
 import functools
+import inspect
 import io
 import re
 from abc import abstractmethod
@@ -103,6 +104,18 @@ def _taking_name(init: Any) -> Any:
     return __init__
 
 
+def _names_a_name(init: Any) -> bool:
+    """Whether a hand-written ``__init__`` has a parameter called ``name`` of its own."""
+    try:
+        parameter = inspect.signature(init).parameters.get("name")
+    except (TypeError, ValueError):
+        return False
+    return parameter is not None and parameter.kind not in (
+        parameter.VAR_POSITIONAL,
+        parameter.VAR_KEYWORD,
+    )
+
+
 def _dumped(value: Any) -> Any:
     """``value`` as a pydantic dump shows a field: nested models (not classes) as dicts."""
     if isinstance(value, list):
@@ -131,7 +144,11 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
-        if init is not None and not hasattr(init, "__ragline_generated__"):
+        if (
+            init is not None
+            and not hasattr(init, "__ragline_generated__")
+            and not _names_a_name(init)  # an __init__ taking name itself is left as written
+        ):
             cls.__init__ = _taking_name(init)  # type: ignore[method-assign]
 
     def __init__(self, *, name: str | None = None, **kwargs: Any) -> None:
