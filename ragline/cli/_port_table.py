@@ -622,6 +622,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.output_parsers.fix": {
         "ragline.core": "OutputFixingParser",
+        "ragline.core.output_parsers": "NAIVE_FIX_PROMPT",
     },
     "langchain_classic.output_parsers.json": {
         "ragline.core.output_parsers": (
@@ -653,8 +654,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.output_parsers.regex_dict": {
         "ragline.core.output_parsers": "RegexDictParser",
     },
+    "langchain_classic.output_parsers.prompts": {
+        "ragline.core.output_parsers": "NAIVE_FIX_PROMPT",
+    },
     "langchain_classic.output_parsers.retry": {
         "ragline.core": "RetryOutputParser RetryWithErrorOutputParser",
+        "ragline.core.output_parsers": "NAIVE_RETRY_PROMPT NAIVE_RETRY_WITH_ERROR_PROMPT",
     },
     "langchain_classic.output_parsers.structured": {
         "ragline.core.output_parsers": (

@@ -9,7 +9,13 @@ from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
 # the names that became classes and functions of their own here (they were aliases)
-COVERS = {"agents.OpenAIToolsAgentOutputParser", "agents.create_openai_tools_agent"}
+COVERS = {
+    "agents.OpenAIToolsAgentOutputParser",
+    "agents.create_openai_tools_agent",
+    "core.output_parsers.NAIVE_FIX_PROMPT",
+    "core.output_parsers.NAIVE_RETRY_PROMPT",
+    "core.output_parsers.NAIVE_RETRY_WITH_ERROR_PROMPT",
+}
 
 # parser_dict: a tutorial printed its DatetimeOutputParser's dict() after changing its
 # format; ragline's parsers had neither dict() nor asdict(), so the program stopped with
@@ -408,3 +414,42 @@ def test_schemas_inside_an_anyof_keep_their_titles() -> None:
     assert "'title': 'Item Name'" in langchain_printed
     assert "'only': {'enum': ['one'], 'type': 'string', 'default': 'one'}" in langchain_printed
     assert _printed(_ported(_TITLES_IN_ANYOF)) == langchain_printed
+
+
+# naive_prompts: programs pass LangChain's default fixing and retry prompts on by name
+# (OutputFixingParser.from_llm(..., prompt=NAIVE_FIX_PROMPT), a chain of their own over
+# NAIVE_RETRY_PROMPT); ragline port left those imports unmapped. ragline's prompts take
+# the same variables; their wording is ragline's, so only the variables are compared.
+_NAIVE_PROMPTS = """
+from langchain_classic.output_parsers import OutputFixingParser, RetryWithErrorOutputParser
+from langchain_classic.output_parsers.fix import NAIVE_FIX_PROMPT as FROM_FIX
+from langchain_classic.output_parsers.prompts import NAIVE_FIX_PROMPT
+from langchain_classic.output_parsers.retry import (
+    NAIVE_RETRY_PROMPT,
+    NAIVE_RETRY_WITH_ERROR_PROMPT,
+)
+from langchain_core.language_models import FakeListLLM
+from langchain_core.output_parsers import JsonOutputParser
+from langchain_core.prompts import PromptTemplate
+
+for prompt in (NAIVE_FIX_PROMPT, NAIVE_RETRY_PROMPT, NAIVE_RETRY_WITH_ERROR_PROMPT, FROM_FIX):
+    print(type(prompt).__name__, prompt.input_variables)
+fixer = OutputFixingParser.from_llm(
+    llm=FakeListLLM(responses=['{"ok": true}']), parser=JsonOutputParser(), prompt=NAIVE_FIX_PROMPT
+)
+print(fixer.parse("{'ok': True}"))
+retry = RetryWithErrorOutputParser.from_llm(
+    llm=FakeListLLM(responses=['{"n": 2}']),
+    parser=JsonOutputParser(),
+    prompt=NAIVE_RETRY_WITH_ERROR_PROMPT,
+)
+asked = PromptTemplate.from_template("Give n as JSON for {x}").format_prompt(x="two")
+print(retry.parse_with_prompt("n=2", asked))
+"""
+
+
+def test_the_default_fix_and_retry_prompts_import_by_langchains_names() -> None:
+    langchain_printed = _printed(_NAIVE_PROMPTS)
+    assert "PromptTemplate ['completion', 'error', 'instructions']" in langchain_printed
+    assert langchain_printed.endswith("{'ok': True}\n{'n': 2}\n")
+    assert _printed(_ported(_NAIVE_PROMPTS)) == langchain_printed

@@ -45,6 +45,9 @@ from ragline.core.output_parsers._json_markdown import (
     parse_partial_json,
 )
 from ragline.core.output_parsers._retry import (
+    NAIVE_FIX_PROMPT,
+    NAIVE_RETRY_PROMPT,
+    NAIVE_RETRY_WITH_ERROR_PROMPT,
     OutputFixingParser,
     RetryOutputParser,
     RetryWithErrorOutputParser,
@@ -68,6 +71,9 @@ from ragline.core.output_parsers._yaml import YamlOutputParser
 
 __all__ = [
     "JSON_FORMAT_INSTRUCTIONS",
+    "NAIVE_FIX_PROMPT",
+    "NAIVE_RETRY_PROMPT",
+    "NAIVE_RETRY_WITH_ERROR_PROMPT",
     "BaseCumulativeTransformOutputParser",
     "BaseGenerationOutputParser",
     "BaseOutputParser",

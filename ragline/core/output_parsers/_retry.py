@@ -33,6 +33,9 @@ from ragline.core.runnables.base import Runnable, adopt_runnable
 
 __all__ = [
     "FIX_PROMPT",
+    "NAIVE_FIX_PROMPT",
+    "NAIVE_RETRY_PROMPT",
+    "NAIVE_RETRY_WITH_ERROR_PROMPT",
     "RETRY_PROMPT",
     "RETRY_WITH_ERROR_PROMPT",
     "OutputFixingParser",
@@ -57,6 +60,11 @@ RETRY_WITH_ERROR_PROMPT = PromptTemplate.from_template(
     "That answer could not be used: {error}\n\n"
     "Answer the request again, meeting its requirements. Answer with the new reply only."
 )
+# LangChain's names of the three default prompts (its fix and retry modules import them
+# so); the same variables, ragline's wording
+NAIVE_FIX_PROMPT = FIX_PROMPT
+NAIVE_RETRY_PROMPT = RETRY_PROMPT
+NAIVE_RETRY_WITH_ERROR_PROMPT = RETRY_WITH_ERROR_PROMPT
 
 
 class _RetryingParser(BaseOutputParser[Any]):
