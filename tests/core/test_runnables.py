@@ -473,6 +473,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
     assert callbacks.__all__ == [
         "AsyncCallbackHandler",
         "AsyncCallbackManager",
+        "AsyncCallbackManagerForChainGroup",
         "AsyncCallbackManagerForChainRun",
         "AsyncCallbackManagerForLLMRun",
         "AsyncCallbackManagerForRetrieverRun",
@@ -483,6 +484,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "BaseRunManager",
         "BaseTracer",
         "CallbackManager",
+        "CallbackManagerForChainGroup",
         "CallbackManagerForChainRun",
         "CallbackManagerForLLMRun",
         "CallbackManagerForRetrieverRun",
@@ -501,11 +503,13 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "StreamingStdOutCallbackHandler",
         "UsageMetadataCallbackHandler",
         "adispatch_custom_event",
+        "atrace_as_chain_group",
         "collect_runs",
         "dispatch_custom_event",
         "get_openai_callback",
         "get_usage_metadata_callback",
         "print_text",
+        "trace_as_chain_group",
         "wait_for_all_tracers",
     ]
     for name in runnables.__all__:
