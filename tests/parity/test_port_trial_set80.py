@@ -325,3 +325,38 @@ def test_a_chain_group_manager_groups_runs_and_ends_them() -> None:
     ported = _ported(_CHAIN_GROUP)
     assert "langchain" not in ported
     assert _printed(ported) == langchain_printed
+
+
+# usage_without_model_name: UsageMetadataCallbackHandler given a chat reply with usage but
+# no model_name, and a plain LLM's output. LangChain's handler counts only a chat reply
+# that has both (under that name); ragline counted the first under "".
+_USAGE_WITHOUT_MODEL_NAME = """
+from langchain_core.callbacks import UsageMetadataCallbackHandler, get_usage_metadata_callback
+from langchain_core.language_models import FakeListLLM, GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+
+def model(**reply):
+    return GenericFakeChatModel(messages=iter([AIMessage(content="x", **reply)] * 3))
+
+
+counts = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
+unnamed = model(usage_metadata=counts)
+named = model(usage_metadata=counts, response_metadata={"model_name": "m1"})
+handler = UsageMetadataCallbackHandler()
+unnamed.invoke("q", {"callbacks": [handler]})
+print(handler.usage_metadata)
+named.invoke("q", {"callbacks": [handler]})
+named.invoke("q", {"callbacks": [handler]})
+print(handler.usage_metadata)
+with get_usage_metadata_callback() as usage:
+    FakeListLLM(responses=["z"]).invoke("q")
+    unnamed.invoke("q")
+    print(usage.usage_metadata)
+"""
+
+
+def test_usage_without_a_model_name_is_not_counted() -> None:
+    langchain_printed = _printed(_USAGE_WITHOUT_MODEL_NAME)
+    assert langchain_printed.startswith("{}\n")
+    assert _printed(_ported(_USAGE_WITHOUT_MODEL_NAME)) == langchain_printed

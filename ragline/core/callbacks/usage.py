@@ -154,7 +154,9 @@ class UsageMetadataCallbackHandler(BaseCallbackHandler):
 
     Attributes:
         usage_metadata: ``{model name: {"input_tokens", "output_tokens", "total_tokens",
-            ...details}}`` (a model that reports no name is counted under ``""``).
+            ...details}}``: as LangChain's, the usage a chat model's reply carries
+            (``usage_metadata``) under the ``model_name`` of its ``response_metadata``;
+            a reply without either, or a plain LLM's output, is not counted.
     """
 
     def __init__(self) -> None:
@@ -165,12 +167,20 @@ class UsageMetadataCallbackHandler(BaseCallbackHandler):
         return str(self.usage_metadata)
 
     def on_llm_end(self, response: Any, **kwargs: Any) -> None:
-        """Add the run's usage to its model's sum."""
-        usage, model = _usage_of(response)
-        if usage is None:
+        """Add the run's usage to its model's sum (its first reply's, as LangChain's)."""
+        try:
+            message = getattr(response.generations[0][0], "message", None)
+        except (IndexError, TypeError):
             return
+        if getattr(message, "type", None) not in ("ai", "AIMessageChunk"):
+            return
+        usage = message.usage_metadata  # type: ignore[union-attr]
+        key = (message.response_metadata or {}).get("model_name")  # type: ignore[union-attr]
+        # a cache hit's {"total_cost": 0} alone counts no tokens
+        if not usage or not key or not usage.keys() - {"total_cost"}:
+            return
+        usage = dict(usage)
         with self._lock:
-            key = model or ""
             known = self.usage_metadata.get(key)
             # a model's first usage is kept as it came (LangChain's order too)
             summed = usage if known is None else add_usage(known, usage)  # type: ignore[arg-type]
