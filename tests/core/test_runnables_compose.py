@@ -148,11 +148,8 @@ def test_retry_until_success_reports_attempts_and_retries():
         "ConnectionError",
         "NoneType",
     ]
-    retries = retry_states.states
-    assert [(r.attempt_number, str(r.exception), r.next_wait) for r in retries] == [
-        (1, "attempt 1 failed", 0.0),
-        (2, "attempt 2 failed", 0.0),
-    ]
+    # no on_retry: LangChain's retry reports none (its attempts' runs show the failures)
+    assert retry_states.states == []
 
 
 def test_retry_gives_up_after_stop_after_attempt():

@@ -360,3 +360,43 @@ def test_usage_without_a_model_name_is_not_counted() -> None:
     langchain_printed = _printed(_USAGE_WITHOUT_MODEL_NAME)
     assert langchain_printed.startswith("{}\n")
     assert _printed(_ported(_USAGE_WITHOUT_MODEL_NAME)) == langchain_printed
+
+
+# retry_without_on_retry: a handler with on_retry watching a with_retry runnable.
+# LangChain's retry reports no on_retry (the failed attempts show as their own runs'
+# errors); ragline reported one before each new attempt.
+_RETRY_WITHOUT_ON_RETRY = """
+import asyncio
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.runnables import RunnableLambda
+
+
+class Watch(BaseCallbackHandler):
+    def on_retry(self, retry_state, **kwargs):
+        print("retry", retry_state.attempt_number)
+
+    def on_chain_error(self, error, **kwargs):
+        print("attempt failed", error, kwargs.get("tags"))
+
+
+calls = {"n": 0}
+
+
+def flaky(x):
+    calls["n"] += 1
+    if calls["n"] % 3:
+        raise ValueError(f"call {calls['n']}")
+    return x * 10
+
+
+retried = RunnableLambda(flaky).with_retry(stop_after_attempt=3, wait_exponential_jitter=False)
+print(retried.invoke(2, {"callbacks": [Watch()]}))
+print(asyncio.run(retried.ainvoke(3, {"callbacks": [Watch()]})))
+"""
+
+
+def test_a_retry_reports_no_on_retry() -> None:
+    langchain_printed = _printed(_RETRY_WITHOUT_ON_RETRY)
+    assert "retry" not in langchain_printed.replace("retry:attempt", "")
+    assert _printed(_ported(_RETRY_WITHOUT_ON_RETRY)) == langchain_printed

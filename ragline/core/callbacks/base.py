@@ -55,11 +55,37 @@ class RetryState:
         self.exception = exception
         self.next_wait = next_wait
 
+    @property
+    def outcome(self) -> _FailedAttempt:
+        """The failed attempt as tenacity's retry state gives it (LangChain passes that
+        state): ``outcome.exception()`` is the error, ``outcome.failed`` is True and
+        ``outcome.result()`` raises the error."""
+        return _FailedAttempt(self.exception)
+
     def __repr__(self) -> str:
         return (
             f"RetryState(attempt_number={self.attempt_number}, "
             f"exception={self.exception!r}, next_wait={self.next_wait:.3f})"
         )
+
+
+class _FailedAttempt:
+    """A failed attempt's outcome, read as a done future is (tenacity's ``outcome``)."""
+
+    __slots__ = ("_error",)
+    failed = True
+
+    def __init__(self, error: BaseException) -> None:
+        self._error = error
+
+    def exception(self, timeout: float | None = None) -> BaseException:
+        return self._error
+
+    def result(self, timeout: float | None = None) -> Any:
+        raise self._error
+
+    def done(self) -> bool:
+        return True
 
 
 class BaseCallbackHandler:

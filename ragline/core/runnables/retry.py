@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ragline.core._checks import check_number, check_positive_int
-from ragline.core.callbacks.base import RetryState
 from ragline.core.config import RunnableConfig, get_current_config, graph_config
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables._printing import printed_fields
@@ -40,10 +39,11 @@ _JITTER_DEFAULTS = {"initial": 1.0, "max": 10.0, "exp_base": 2.0, "jitter": 1.0}
 class RunnableRetry(Runnable[Input, Output]):
     """Retry ``bound`` up to ``stop_after_attempt`` times on matching exceptions.
 
-    The retry is a chain run; each attempt is a child run, and ``on_retry`` is reported
-    on the retry run before every new attempt. A stream is the bound runnable's, with no
-    run of the retry's own, as LangChain's; it is retried only while no chunk has been
-    yielded (a half-delivered stream cannot be taken back).
+    The retry is a chain run; each attempt is a child run (the later ones tagged
+    ``retry:attempt:N``). No ``on_retry`` is reported, as LangChain's retry reports none
+    (its handlers hear of a retry only through the failed attempt's run). A stream is the
+    bound runnable's, with no run of the retry's own, as LangChain's; it is retried only
+    while no chunk has been yielded (a half-delivered stream cannot be taken back).
 
     Args:
         bound: the runnable to call.
@@ -199,7 +199,6 @@ class RunnableRetry(Runnable[Input, Output]):
                 if not self._should_retry(err, attempt):
                     raise
                 wait = self._wait_seconds(attempt)
-                run.on_retry(RetryState(attempt, err, wait))
                 time.sleep(wait)
                 attempt += 1
 
@@ -212,7 +211,6 @@ class RunnableRetry(Runnable[Input, Output]):
                 if not self._should_retry(err, attempt):
                     raise
                 wait = self._wait_seconds(attempt)
-                await run.aon_retry(RetryState(attempt, err, wait))
                 await asyncio.sleep(wait)
                 attempt += 1
 
@@ -272,7 +270,7 @@ class RunnableRetry(Runnable[Input, Output]):
     ) -> Iterator[Output]:
         """Stream ``bound`` with ``config``, as LangChain's retry streams what it wraps
         (no run of its own: callbacks and ``astream_events`` see the bound runnable's run);
-        an attempt that fails before its first chunk is retried, with no ``on_retry``."""
+        an attempt that fails before its first chunk is retried."""
         return self._stream_attempts(input, config, kwargs)
 
     def astream(
