@@ -400,3 +400,37 @@ def test_a_retry_reports_no_on_retry() -> None:
     langchain_printed = _printed(_RETRY_WITHOUT_ON_RETRY)
     assert "retry" not in langchain_printed.replace("retry:attempt", "")
     assert _printed(_ported(_RETRY_WITHOUT_ON_RETRY)) == langchain_printed
+
+
+# tool_tags: a tool built with tags and metadata, called with more. LangChain's tool run
+# has the call's tags first, then its own, and its own metadata over the call's; ragline
+# sorted the tags together.
+_TOOL_TAGS = """
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.tools import StructuredTool
+
+
+class Show(BaseCallbackHandler):
+    def on_tool_start(self, serialized, input_str, **kwargs):
+        print("start", kwargs.get("tags"), kwargs.get("metadata"), kwargs.get("name"))
+
+
+def mul(a: int, b: int) -> int:
+    '''Multiply.'''
+    return a * b
+
+
+tool = StructuredTool.from_function(
+    mul, callbacks=[Show()], tags=["math", "b"], metadata={"k": 1, "src": "own"}
+)
+print(tool.invoke({"a": 2, "b": 3}))
+call = {"run_name": "times", "tags": ["x", "a"], "metadata": {"src": "call", "z": 0}}
+print(tool.invoke({"a": 2, "b": 4}, call))
+print(tool.run({"a": 1, "b": 1}, tags=["r"], metadata={"m": 2}, run_name="rn"))
+"""
+
+
+def test_a_tool_run_has_the_calls_tags_then_its_own() -> None:
+    langchain_printed = _printed(_TOOL_TAGS)
+    assert "start ['x', 'a', 'math', 'b']" in langchain_printed
+    assert _printed(_ported(_TOOL_TAGS)) == langchain_printed

@@ -502,7 +502,23 @@ class BaseTool(Fields, Runnable[Any, Any]):
         own = {key: value for key, value in own.items() if value is not None}
         if not extra and not own:
             return ensure_config(config)
-        return ensure_config(merge_configs(config, own, extra))  # type: ignore[arg-type]
+        merged = ensure_config(merge_configs(config, own, extra))  # type: ignore[arg-type]
+        if self.tags or self.metadata:
+            # LangChain's tool run takes the call's tags and metadata as inheritable and
+            # its own as local: the call's tags first (as given), then its own; its own
+            # metadata over the call's
+            given: dict[str, Any] = dict(config or {})
+            ordered: list[str] = []
+            for tag in [*(given.get("tags") or []), *(tags or []), *(self.tags or [])]:
+                if tag not in ordered:
+                    ordered.append(tag)
+            merged["tags"] = ordered
+            merged["metadata"] = {
+                **(given.get("metadata") or {}),
+                **(metadata or {}),
+                **(self.metadata or {}),
+            }
+        return merged
 
     def _call_run(
         self, run: Any, config: RunnableConfig, args: tuple[Any, ...], kwargs: dict[str, Any]
