@@ -158,6 +158,8 @@ _EXPORTS = {
     "FakeListLLM": ".fake_models",
     "FakeStreamingListLLM": ".fake_models",
     "FakeListChatModel": ".fake_models",
+    "FakeListLLMError": ".fake_models",
+    "FakeListChatModelError": ".fake_models",
     # LLM caches
     "BaseCache": ".caches",
     "InMemoryCache": ".caches",

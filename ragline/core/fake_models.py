@@ -48,7 +48,9 @@ from ragline.core.runnables.base import Runnable
 __all__ = [
     "FakeChatModel",
     "FakeListChatModel",
+    "FakeListChatModelError",
     "FakeListLLM",
+    "FakeListLLMError",
     "FakeMessagesListChatModel",
     "FakeStreamingListLLM",
     "GenericFakeChatModel",
