@@ -1549,6 +1549,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.prompt_values": {
         "ragline.core": "ChatPromptValue PromptValue StringPromptValue",
+        "ragline.core.prompts": "ImagePromptValue",
     },
     "langchain_core.prompts": {
         "ragline.core": (
@@ -1579,6 +1580,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.prompts.few_shot_with_templates": {
         "ragline.core.prompts": "FewShotPromptWithTemplates",
+    },
+    "langchain_core.prompts.image": {
+        "ragline.core.prompts": "ImagePromptTemplate",
     },
     "langchain_core.prompts.loading": {
         "ragline.core": "load_prompt load_prompt_from_config",
@@ -2512,7 +2516,7 @@ MISSING: dict[str, str] = {
     "langchain_core.output_parsers.xml": "nested_element",
     "langchain_core.outputs": "RunInfo",
     "langchain_core.outputs.chat_generation": "merge_chat_generation_chunks",
-    "langchain_core.prompt_values": "ChatPromptValueConcrete ImagePromptValue ImageURL",
+    "langchain_core.prompt_values": "ChatPromptValueConcrete ImageURL",
     "langchain_core.prompts": (
         "DictPromptTemplate aformat_document check_valid_template jinja2_formatter validate_jinja2"
     ),

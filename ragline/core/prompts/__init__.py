@@ -36,6 +36,7 @@ from ragline.core.prompts._chat import (
     ChatMessagePromptTemplate,
     ChatPromptTemplate,
     HumanMessagePromptTemplate,
+    ImagePromptTemplate,
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
 )
@@ -48,7 +49,12 @@ from ragline.core.prompts._formats import get_template_variables
 from ragline.core.prompts._limits import TemplateLimits, get_template_limits, set_template_limits
 from ragline.core.prompts._loading import load_prompt, load_prompt_from_config
 from ragline.core.prompts._string import StringPromptTemplate
-from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
+from ragline.core.prompts._values import (
+    ChatPromptValue,
+    ImagePromptValue,
+    PromptValue,
+    StringPromptValue,
+)
 
 __all__ = [
     "AIMessagePromptTemplate",
@@ -63,6 +69,8 @@ __all__ = [
     "FewShotPromptWithTemplates",
     "FormatOutputType",
     "HumanMessagePromptTemplate",
+    "ImagePromptTemplate",
+    "ImagePromptValue",
     "MessagesPlaceholder",
     "PromptTemplate",
     "PromptValue",

@@ -43,7 +43,7 @@ from ragline.core.prompts._base import (
 )
 from ragline.core.prompts._formats import check_template_format
 from ragline.core.prompts._string import _ProgramPromptTemplate
-from ragline.core.prompts._values import ChatPromptValue
+from ragline.core.prompts._values import ChatPromptValue, ImagePromptValue
 
 __all__ = [
     "AIMessagePromptTemplate",
@@ -52,6 +52,7 @@ __all__ = [
     "ChatMessagePromptTemplate",
     "ChatPromptTemplate",
     "HumanMessagePromptTemplate",
+    "ImagePromptTemplate",
     "MessagesPlaceholder",
     "SystemMessagePromptTemplate",
 ]
@@ -432,6 +433,115 @@ class _BlockTemplate:
             f"DictPromptTemplate(template={self.template!r}, "
             f"template_format={self.template_format!r})"
         )
+
+
+class ImagePromptTemplate(BasePromptTemplate):
+    """A prompt for one image: ``template`` is an ``image_url`` dict (``url``, perhaps
+    ``detail``) whose strings are templates; it formats to that dict with the values
+    filled in, and ``invoke`` gives an :class:`ImagePromptValue`.
+
+    As LangChain's, the input variables are the ones given (none by default), they may
+    not be named ``url``, ``path`` or ``detail``, and a ``url`` (or ``detail``) passed as
+    a variable replaces the template's. Images are given by url: a ``path`` is refused.
+
+    Raises:
+        InvalidInputError: an input variable named ``url``, ``path`` or ``detail``;
+            from ``format``: a ``path``, no url, or a url that is not a string.
+
+    Example:
+        >>> ImagePromptTemplate(template={"url": "{u}"}, input_variables=["u"]).format(u="a.png")
+        {'url': 'a.png'}
+    """
+
+    def __init__(
+        self,
+        template: Mapping[str, Any] | None = None,
+        *,
+        input_variables: Sequence[str] | None = None,
+        template_format: str = "f-string",
+        partial_variables: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        input_types: Mapping[str, Any] | None = None,
+        output_parser: Any = None,
+        name: str | None = None,
+    ) -> None:
+        reserved = sorted(set(input_variables or ()) & {"url", "path", "detail"})
+        if reserved:
+            raise InvalidInputError(
+                f"an image template's input variables may not be named url, path or "
+                f"detail (those are the image's own keys); got {reserved}"
+            )
+        check_template_format(template_format)
+        if name is not None:
+            self.name = name
+        self._set_fields(
+            tags=tags, metadata=metadata, input_types=input_types, output_parser=output_parser
+        )
+        self.template = dict(template or {})
+        self.template_format = template_format
+        self.input_variables = list(input_variables or ())
+        self.optional_variables = []
+        self.partial_variables = dict(partial_variables or {})
+        self._templates = {
+            key: PromptTemplate(value, template_format=template_format)
+            if isinstance(value, str)
+            else value
+            for key, value in self.template.items()
+        }
+
+    def format(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        """The ``image_url`` dict: ``url`` (a string), and ``detail`` when there is one."""
+        values = self._with_partials(kwargs)
+        filled = {
+            key: value.format(**values) if isinstance(value, PromptTemplate) else value
+            for key, value in self._templates.items()
+        }
+        if values.get("path") or filled.get("path"):
+            raise InvalidInputError(
+                "an image template does not read files: give the image by its url "
+                "(a data: url for a local image)"
+            )
+        url = values.get("url") or filled.get("url")
+        if not url:
+            raise InvalidInputError("an image template needs a url, and none was given")
+        if not isinstance(url, str):
+            raise InvalidInputError(f"an image's url is a string, got {type(url).__name__}")
+        image: dict[str, Any] = {"url": url}
+        detail = values.get("detail") or filled.get("detail")
+        if detail:
+            image["detail"] = detail
+        return image
+
+    def format_prompt(self, **kwargs: Any) -> ImagePromptValue:
+        return ImagePromptValue(self.format(**kwargs))
+
+    def partial(self, **kwargs: Any) -> ImagePromptTemplate:
+        """A copy with some variables filled in."""
+        return ImagePromptTemplate(
+            self.template,
+            input_variables=[v for v in self.input_variables if v not in kwargs],
+            template_format=self.template_format,
+            partial_variables={**self.partial_variables, **kwargs},
+            name=self.name,
+            **self._fields(),
+        )
+
+    def pretty_repr(self, html: bool = False) -> str:
+        """The template dict, its variables shown as written."""
+        return repr(self.template)
+
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        shown = [*self._shared_printed_fields(), ("template", self.template)]
+        if self.template_format != "f-string":
+            shown.append(("template_format", self.template_format))
+        return shown
+
+    def __repr__(self) -> str:  # LangChain's printed form (pydantic's)
+        return f"ImagePromptTemplate({_joined(self._printed_fields(), ', ')})"
+
+    def __str__(self) -> str:
+        return _joined(self._printed_fields(), " ")
 
 
 class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 from ragline.core.messages import BaseMessage, HumanMessage, get_buffer_string
 
-__all__ = ["ChatPromptValue", "PromptValue", "StringPromptValue"]
+__all__ = ["ChatPromptValue", "ImagePromptValue", "PromptValue", "StringPromptValue"]
 
 
 class PromptValue(ABC):
@@ -63,3 +64,31 @@ class ChatPromptValue(PromptValue):
 
     def to_messages(self) -> list[BaseMessage]:
         return list(self.messages)
+
+
+@dataclass
+class ImagePromptValue(PromptValue):
+    """An image, as an ``image_url`` dict (``url``, perhaps ``detail``): what an
+    ``ImagePromptTemplate`` formats to. As text it is the url; as messages, one human
+    message holding the dict.
+
+    Example:
+        >>> ImagePromptValue({"url": "https://x/y.png"}).to_string()
+        'https://x/y.png'
+    """
+
+    image_url: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        # LangChain's value keeps the two keys its ImageURL type has, detail first
+        image_url = self.image_url
+        self.image_url = {key: image_url[key] for key in ("detail", "url") if key in image_url}
+
+    def to_string(self) -> str:
+        return self.image_url.get("url", "")
+
+    def __str__(self) -> str:  # LangChain's (pydantic's) printed form
+        return f"image_url={self.image_url!r}"
+
+    def to_messages(self) -> list[BaseMessage]:
+        return [HumanMessage([self.image_url])]
