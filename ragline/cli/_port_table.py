@@ -620,6 +620,12 @@ PATHS: dict[str, dict[str, str]] = {
             "PydanticAttrOutputFunctionsParser PydanticOutputFunctionsParser"
         ),
     },
+    "langchain_classic.output_parsers.format_instructions": {
+        "ragline.core.output_parsers": (
+            "PYDANTIC_FORMAT_INSTRUCTIONS STRUCTURED_FORMAT_INSTRUCTIONS "
+            "STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS YAML_FORMAT_INSTRUCTIONS"
+        ),
+    },
     "langchain_classic.output_parsers.fix": {
         "ragline.core": "OutputFixingParser",
         "ragline.core.output_parsers": "NAIVE_FIX_PROMPT",

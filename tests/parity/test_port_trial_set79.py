@@ -15,6 +15,10 @@ COVERS = {
     "core.output_parsers.NAIVE_FIX_PROMPT",
     "core.output_parsers.NAIVE_RETRY_PROMPT",
     "core.output_parsers.NAIVE_RETRY_WITH_ERROR_PROMPT",
+    "core.output_parsers.PYDANTIC_FORMAT_INSTRUCTIONS",
+    "core.output_parsers.STRUCTURED_FORMAT_INSTRUCTIONS",
+    "core.output_parsers.STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS",
+    "core.output_parsers.YAML_FORMAT_INSTRUCTIONS",
 }
 
 # parser_dict: a tutorial printed its DatetimeOutputParser's dict() after changing its
@@ -453,3 +457,48 @@ def test_the_default_fix_and_retry_prompts_import_by_langchains_names() -> None:
     assert "PromptTemplate ['completion', 'error', 'instructions']" in langchain_printed
     assert langchain_printed.endswith("{'ok': True}\n{'n': 2}\n")
     assert _printed(_ported(_NAIVE_PROMPTS)) == langchain_printed
+
+
+# format_templates: programs build their own instructions from LangChain's templates
+# (PYDANTIC_FORMAT_INSTRUCTIONS.format(schema=...)); ragline port left the classic
+# format_instructions module unmapped. ragline's templates take the same variables and
+# are the ones its parsers fill; the wording is ragline's, so only facts are printed.
+_FORMAT_TEMPLATES = """
+import json
+import string
+
+from langchain_classic.output_parsers import ResponseSchema, StructuredOutputParser
+from langchain_classic.output_parsers.format_instructions import (
+    PYDANTIC_FORMAT_INSTRUCTIONS,
+    STRUCTURED_FORMAT_INSTRUCTIONS,
+    STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS,
+    YAML_FORMAT_INSTRUCTIONS,
+)
+
+templates = {
+    "pydantic": PYDANTIC_FORMAT_INSTRUCTIONS,
+    "structured": STRUCTURED_FORMAT_INSTRUCTIONS,
+    "simple": STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS,
+    "yaml": YAML_FORMAT_INSTRUCTIONS,
+}
+for name, template in templates.items():
+    fields = sorted({f[1] for f in string.Formatter().parse(template) if f[1]})
+    print(name, type(template).__name__, fields)
+schema = json.dumps({"properties": {"city": {"type": "string"}}, "required": ["city"]})
+print(schema in PYDANTIC_FORMAT_INSTRUCTIONS.format(schema=schema))
+print(schema in YAML_FORMAT_INSTRUCTIONS.format(schema=schema))
+parser = StructuredOutputParser.from_response_schemas(
+    [ResponseSchema(name="city", description="a city")]
+)
+line = '\\t"city": string  // a city'
+print(parser.get_format_instructions() == STRUCTURED_FORMAT_INSTRUCTIONS.format(format=line))
+simple = STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS.format(format=line)
+print(parser.get_format_instructions(only_json=True) == simple)
+"""
+
+
+def test_the_format_instruction_templates_import_by_langchains_names() -> None:
+    langchain_printed = _printed(_FORMAT_TEMPLATES)
+    assert "pydantic str ['schema']\nstructured str ['format']\n" in langchain_printed
+    assert langchain_printed.endswith("True\nTrue\nTrue\nTrue\n")
+    assert _printed(_ported(_FORMAT_TEMPLATES)) == langchain_printed

@@ -33,6 +33,9 @@ from ragline.core.output_parsers._functions import (
 )
 from ragline.core.output_parsers._json import (
     JSON_FORMAT_INSTRUCTIONS,
+    PYDANTIC_FORMAT_INSTRUCTIONS,
+    STRUCTURED_FORMAT_INSTRUCTIONS,
+    STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS,
     JsonOutputParser,
     PydanticOutputParser,
     ResponseSchema,
@@ -67,13 +70,17 @@ from ragline.core.output_parsers._tools import (
     PydanticToolsParser,
 )
 from ragline.core.output_parsers._xml import XMLOutputParser
-from ragline.core.output_parsers._yaml import YamlOutputParser
+from ragline.core.output_parsers._yaml import YAML_FORMAT_INSTRUCTIONS, YamlOutputParser
 
 __all__ = [
     "JSON_FORMAT_INSTRUCTIONS",
     "NAIVE_FIX_PROMPT",
     "NAIVE_RETRY_PROMPT",
     "NAIVE_RETRY_WITH_ERROR_PROMPT",
+    "PYDANTIC_FORMAT_INSTRUCTIONS",
+    "STRUCTURED_FORMAT_INSTRUCTIONS",
+    "STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS",
+    "YAML_FORMAT_INSTRUCTIONS",
     "BaseCumulativeTransformOutputParser",
     "BaseGenerationOutputParser",
     "BaseOutputParser",

@@ -35,6 +35,9 @@ from ragline.core.tools._validate import is_pydantic_model
 
 __all__ = [
     "JSON_FORMAT_INSTRUCTIONS",
+    "PYDANTIC_FORMAT_INSTRUCTIONS",
+    "STRUCTURED_FORMAT_INSTRUCTIONS",
+    "STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS",
     "JsonOutputParser",
     "PydanticOutputParser",
     "ResponseSchema",
@@ -78,6 +81,15 @@ JSON_FORMAT_INSTRUCTIONS = (
     "Reply with one JSON object and nothing else. It must be valid against the JSON "
     "Schema below (fill in values: do not repeat the schema).\n"
     "```json\n{schema}\n```"
+)
+# LangChain's name (its classic format_instructions module) of the same template
+PYDANTIC_FORMAT_INSTRUCTIONS = JSON_FORMAT_INSTRUCTIONS
+# StructuredOutputParser's instructions: ``{format}`` is one line per expected key; the
+# SIMPLE one is the block alone (``only_json=True``). LangChain's names, ragline's wording.
+STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS = "\n```json\n{{\n{format}\n}}\n```"
+STRUCTURED_FORMAT_INSTRUCTIONS = (
+    "Reply with one JSON object in a ```json code block, with these keys:\n\n"
+    "```json\n{{\n{format}\n}}\n```"
 )
 
 
@@ -382,10 +394,9 @@ class StructuredOutputParser(JsonOutputParser):
         lines = "\n".join(
             f'\t"{s.name}": {s.type}  // {s.description}' for s in self.response_schemas
         )
-        block = f"```json\n{{\n{lines}\n}}\n```"
         if only_json:
-            return f"\n{block}"
-        return f"Reply with one JSON object in a ```json code block, with these keys:\n\n{block}"
+            return STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS.format(format=lines)
+        return STRUCTURED_FORMAT_INSTRUCTIONS.format(format=lines)
 
     def transform(self, input: Iterator[Any], config: Any = None, **kwargs: Any) -> Iterator[Any]:
         """The whole reply, parsed once: the chunks are added up first. LangChain's

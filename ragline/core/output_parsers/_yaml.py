@@ -27,9 +27,18 @@ from ragline.core.output_parsers._base import BaseOutputParser
 from ragline.core.output_parsers._json import schema_json, validate_model
 from ragline.core.tools._validate import is_pydantic_model
 
-__all__ = ["YamlOutputParser"]
+__all__ = ["YAML_FORMAT_INSTRUCTIONS", "YamlOutputParser"]
 
 _FENCE = re.compile(r"```(?:ya?ml)?(?P<yaml>[^`]*)", re.MULTILINE | re.DOTALL)
+
+
+# The template of YamlOutputParser's instructions (LangChain's name): ``{schema}`` is the
+# JSON Schema's text; the wording is ragline's.
+YAML_FORMAT_INSTRUCTIONS = (
+    "Reply with one YAML document and nothing else. Its data must be valid against "
+    "the JSON Schema below (fill in values: do not repeat the schema).\n"
+    "```json\n{schema}\n```"
+)
 
 
 class YamlOutputParser(BaseOutputParser[Any]):
@@ -80,8 +89,4 @@ class YamlOutputParser(BaseOutputParser[Any]):
 
     def get_format_instructions(self) -> str:
         shown = {k: v for k, v in schema_json(self.pydantic_object).items() if k != "title"}
-        return (
-            "Reply with one YAML document and nothing else. Its data must be valid against "
-            "the JSON Schema below (fill in values: do not repeat the schema).\n"
-            f"```json\n{json.dumps(shown, ensure_ascii=False)}\n```"
-        )
+        return YAML_FORMAT_INSTRUCTIONS.format(schema=json.dumps(shown, ensure_ascii=False))
