@@ -129,6 +129,7 @@ LISTED = [
     "langchain_classic.callbacks.streaming_stdout",
     "langchain_classic.callbacks.streaming_aiter",
     "langchain_classic.callbacks.streaming_stdout_final_only",
+    "langchain_classic.callbacks.openai_info",
     "langchain_classic.cache",
     # the memory base class's own module (app code checks isinstance(memory, BaseMemory))
     "langchain_classic.base_memory",
@@ -168,6 +169,8 @@ LISTED = [
     "langchain_community.docstore.in_memory",
     "langchain_community.docstore.document",
     "langchain_community.callbacks.manager",
+    # OpenAICallbackHandler's own module, imported by token-counting tutorials
+    "langchain_community.callbacks.openai_info",
     "langchain_community.embeddings.huggingface",
     "langchain_community.embeddings.sentence_transformer",
     "langchain_community.chat_models.openai",

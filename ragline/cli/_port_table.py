@@ -193,6 +193,9 @@ PATHS: dict[str, dict[str, str]] = {
             "atrace_as_chain_group collect_runs get_openai_callback trace_as_chain_group"
         ),
     },
+    "langchain_classic.callbacks.openai_info": {
+        "ragline.core.callbacks": "OpenAICallbackHandler",
+    },
     "langchain_classic.callbacks.streaming_aiter": {
         "ragline.core.callbacks": "AsyncIteratorCallbackHandler",
     },
@@ -1077,6 +1080,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.callbacks.manager": {
         "ragline.core.callbacks": "get_openai_callback",
     },
+    "langchain_community.callbacks.openai_info": {
+        "ragline.core.callbacks": "OpenAICallbackHandler",
+    },
     "langchain_community.chat_message_histories": {
         "ragline.core": "ChatMessageHistory",
         "ragline.memory": "FileChatMessageHistory RedisChatMessageHistory SQLChatMessageHistory",
@@ -1413,12 +1419,12 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "BaseChatModel SimpleChatModel",
     },
     "langchain_core.language_models.fake": {
-        "ragline.core": "FakeListLLM FakeStreamingListLLM",
+        "ragline.core": "FakeListLLM FakeListLLMError FakeStreamingListLLM",
     },
     "langchain_core.language_models.fake_chat_models": {
         "ragline.core": (
-            "FakeChatModel FakeListChatModel FakeMessagesListChatModel "
-            "GenericFakeChatModel ParrotFakeChatModel"
+            "FakeChatModel FakeListChatModel FakeListChatModelError "
+            "FakeMessagesListChatModel GenericFakeChatModel ParrotFakeChatModel"
         ),
     },
     "langchain_core.language_models.llms": {
@@ -2199,6 +2205,9 @@ MISSING: dict[str, str] = {
         "wandb_tracing_enabled"
     ),
     "langchain_community.callbacks.manager": "get_bedrock_anthropic_callback wandb_tracing_enabled",
+    "langchain_community.callbacks.openai_info": (
+        "TokenType get_openai_token_cost_for_model standardize_model_name"
+    ),
     "langchain_community.chat_message_histories": (
         "CassandraChatMessageHistory CosmosDBChatMessageHistory "
         "DynamoDBChatMessageHistory ElasticsearchChatMessageHistory "
@@ -2480,8 +2489,6 @@ MISSING: dict[str, str] = {
     ),
     "langchain_core.language_models.base": "LangSmithParams LanguageModelOutputVar get_tokenizer",
     "langchain_core.language_models.chat_models": "agenerate_from_stream generate_from_stream",
-    "langchain_core.language_models.fake": "FakeListLLMError",
-    "langchain_core.language_models.fake_chat_models": "FakeListChatModelError",
     "langchain_core.language_models.llms": (
         "aget_prompts aupdate_cache create_base_retry_decorator get_prompts update_cache"
     ),

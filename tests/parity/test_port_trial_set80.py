@@ -10,6 +10,8 @@ from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
 COVERS = {
+    "core.FakeListChatModelError",
+    "core.FakeListLLMError",
     "core.callbacks.AsyncCallbackManagerForChainGroup",
     "core.callbacks.CallbackManagerForChainGroup",
     "core.callbacks.atrace_as_chain_group",
@@ -434,3 +436,71 @@ def test_a_tool_run_has_the_calls_tags_then_its_own() -> None:
     langchain_printed = _printed(_TOOL_TAGS)
     assert "start ['x', 'a', 'math', 'b']" in langchain_printed
     assert _printed(_ported(_TOOL_TAGS)) == langchain_printed
+
+
+# fake_errors: a program caught the fake models' configured streaming failure by its class
+# (FakeListChatModelError, FakeListLLMError); ragline had the classes but did not export
+# them, so the port left LangChain's, which ragline's models never raise.
+_FAKE_ERRORS = """
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models.fake import FakeListLLMError, FakeStreamingListLLM
+from langchain_core.language_models.fake_chat_models import (
+    FakeListChatModel,
+    FakeListChatModelError,
+)
+
+
+class Errors(BaseCallbackHandler):
+    def on_llm_error(self, error, **kwargs):
+        print("llm error", type(error).__name__)
+
+
+chat = FakeListChatModel(responses=["abc"], error_on_chunk_number=1)
+got = []
+try:
+    for chunk in chat.stream("x", {"callbacks": [Errors()]}):
+        got.append(chunk.content)
+except FakeListChatModelError as error:
+    print("chat stopped", got, isinstance(error, Exception))
+llm = FakeStreamingListLLM(responses=["xyz"], error_on_chunk_number=2)
+got = []
+try:
+    for chunk in llm.stream("x"):
+        got.append(chunk)
+except FakeListLLMError:
+    print("llm stopped", got)
+"""
+
+
+def test_the_fake_models_streaming_failures_are_caught_by_their_classes() -> None:
+    langchain_printed = _printed(_FAKE_ERRORS)
+    assert "chat stopped ['a'] True" in langchain_printed
+    assert "llm stopped ['x', 'y']" in langchain_printed
+    assert _printed(_ported(_FAKE_ERRORS)) == langchain_printed
+
+
+# openai_info_import: a token-counting tutorial imported OpenAICallbackHandler from its
+# own module (langchain_community.callbacks.openai_info); the port table had no row for
+# that module, so the port kept LangChain's handler.
+_OPENAI_INFO_IMPORT = """
+from langchain_community.callbacks.openai_info import OpenAICallbackHandler
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+usage = {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
+reply = AIMessage(content="ok", usage_metadata=usage, response_metadata={"model_name": "gpt-4o"})
+model = GenericFakeChatModel(messages=iter([reply] * 2))
+counter = OpenAICallbackHandler()
+model.invoke("a", {"callbacks": [counter]})
+model.invoke("b", {"callbacks": [counter]})
+print(counter.prompt_tokens, counter.completion_tokens, counter.total_tokens)
+print(counter.successful_requests, round(counter.total_cost, 8))
+"""
+
+
+def test_the_openai_handler_imports_from_its_own_module() -> None:
+    langchain_printed = _printed(_OPENAI_INFO_IMPORT)
+    assert langchain_printed.startswith("14 6 20\n2 ")
+    ported = _ported(_OPENAI_INFO_IMPORT)
+    assert "langchain_community" not in ported
+    assert _printed(ported) == langchain_printed
