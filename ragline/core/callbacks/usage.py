@@ -262,11 +262,12 @@ def get_usage_metadata_callback(
     Example:
         >>> from ragline.core import AIMessage, FakeMessagesListChatModel
         >>> usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
-        >>> model = FakeMessagesListChatModel(
-        ...     responses=[AIMessage("hi", usage_metadata=usage)])
+        >>> reply = AIMessage("hi", usage_metadata=usage,
+        ...     response_metadata={"model_name": "m-1"})
+        >>> model = FakeMessagesListChatModel(responses=[reply])
         >>> with get_usage_metadata_callback() as cb:
         ...     _ = model.invoke("a"), model.invoke("b")
-        >>> cb.usage_metadata[""]["total_tokens"]
+        >>> cb.usage_metadata["m-1"]["total_tokens"]
         14
     """
     with context_handler(UsageMetadataCallbackHandler()) as handler:
